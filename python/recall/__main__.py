@@ -1,0 +1,5 @@
+"""`python -m recall` runs the CLI."""
+
+from recall.cli import cli
+
+cli()

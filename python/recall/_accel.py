@@ -1,0 +1,40 @@
+"""The one place that imports `recall._core`: picks the Rust core or the twin.
+
+`RECALL_IMPL=auto` (default) uses the Rust core when it is importable and built
+from this same version, else the pure-Python twin; `rust` insists on the Rust
+core (an error if it is missing); `python` forces the twin.
+"""
+
+from __future__ import annotations
+
+import os
+from types import ModuleType
+
+from recall import __version__, _pycore
+from recall.errors import ConfigError
+
+
+def _select() -> tuple[ModuleType, str, str]:
+    wanted = os.environ.get("RECALL_IMPL", "auto").strip().lower() or "auto"
+    if wanted not in ("auto", "rust", "python"):
+        raise ConfigError(f"RECALL_IMPL must be auto, rust or python, not {wanted!r}")
+    if wanted == "python":
+        return _pycore, "python", "RECALL_IMPL=python"
+    try:
+        from recall import _core  # type: ignore[attr-defined,unused-ignore]
+    except ImportError as exc:
+        if wanted == "rust":
+            raise ConfigError(f"RECALL_IMPL=rust but the Rust core is not built: {exc}") from exc
+        return _pycore, "python", "Rust core not built"
+    if _core.__version__ != __version__:
+        reason = f"Rust core {_core.__version__} does not match recall {__version__}"
+        if wanted == "rust":
+            raise ConfigError(reason)
+        return _pycore, "python", reason
+    return _core, "rust", "RECALL_IMPL=rust" if wanted == "rust" else "Rust core available"
+
+
+core, IMPL, IMPL_REASON = _select()
+"""The active core module, its name (`rust`/`python`) and why it was chosen."""
+
+strip_reminders = core.strip_reminders

@@ -1,0 +1,27 @@
+"""Pure-Python twin of `recall._core`: same names, same results (see `_core.pyi`)."""
+
+from recall import __version__
+
+_OPEN = "<system-reminder>"
+_CLOSE = "</system-reminder>"
+
+
+def strip_reminders(text: str) -> str:
+    if _OPEN not in text:
+        return text.strip()
+    out: list[str] = []
+    pos = 0
+    while True:
+        start = text.find(_OPEN, pos)
+        if start < 0:
+            out.append(text[pos:])
+            break
+        out.append(text[pos:start])
+        end = text.find(_CLOSE, start + len(_OPEN))
+        if end < 0:
+            break
+        pos = end + len(_CLOSE)
+    return "".join(out).strip()
+
+
+__all__ = ["__version__", "strip_reminders"]

@@ -1,0 +1,31 @@
+"""One adapter per agent; `ADAPTERS` is the registry sync and ingest consult."""
+
+from __future__ import annotations
+
+from recall.agents.base import Adapter
+from recall.agents.claude import ClaudeAdapter
+from recall.agents.codex import CodexAdapter
+from recall.agents.gemini import GeminiAdapter
+from recall.agents.jsonl_import import JsonlImportAdapter
+from recall.errors import UsageError
+
+ADAPTERS: dict[str, Adapter] = {
+    a.name: a for a in (ClaudeAdapter(), CodexAdapter(), GeminiAdapter())
+}
+"""Agents whose transcripts `recall sync` discovers."""
+
+IMPORT = JsonlImportAdapter()
+"""The plain JSONL import format (`recall ingest --format jsonl`)."""
+
+
+def adapter_named(name: str) -> Adapter:
+    if name == IMPORT.name:
+        return IMPORT
+    try:
+        return ADAPTERS[name]
+    except KeyError:
+        known = ", ".join(sorted(ADAPTERS))
+        raise UsageError(f"unknown agent {name!r} (known: {known})") from None
+
+
+__all__ = ["ADAPTERS", "IMPORT", "Adapter", "adapter_named"]

@@ -1,0 +1,61 @@
+"""`recall demo`: index a few sample sessions into a throwaway home and search them.
+
+Shows recall working on a machine with no agent history yet (a fresh laptop,
+CI), through the real adapters, store and search; the user's index is never
+touched.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import tempfile
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+# Sample transcripts shipped in recall/demo, in each agent's real format.
+SAMPLES = {
+    "claude-payments.jsonl": "claude",
+    "rollout-2026-03-05T14-10-00-0199d3m0-c0de-7000-8000-000000000002.jsonl": "codex",
+    "session-2026-03-09T11-00-3f2ad3m0.jsonl": "gemini",
+}
+QUERIES = ("retry backoff", "dataframe library", "health endpoint")
+
+
+def add_parser(subs: Any) -> None:
+    p = subs.add_parser("demo", help="index sample sessions into a throwaway home and search them")
+    p.add_argument("query", nargs="*", help="what to search for (default: three sample questions)")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from recall.cli import main
+
+    home = Path(tempfile.mkdtemp(prefix="recall-demo-"))
+    previous = os.environ.get("RECALL_HOME")
+    os.environ["RECALL_HOME"] = str(home)
+    try:
+        samples = home / "transcripts"
+        samples.mkdir()
+        source = resources.files("recall") / "demo"
+        for name, agent in SAMPLES.items():
+            target = samples / name
+            target.write_bytes((source / name).read_bytes())
+            code = main(["ingest", "--agent", agent, str(target)])
+            if code:
+                return code
+        for query in [" ".join(args.query)] if args.query else QUERIES:
+            print(f"\n$ recall search {query!r} --limit 3")
+            main(["search", query, "--limit", "3"])
+        print("$ recall status")
+        main(["status"])
+        print("\nThat was a throwaway index. Index your own sessions with: recall sync")
+        return 0
+    finally:
+        if previous is None:
+            os.environ.pop("RECALL_HOME", None)
+        else:
+            os.environ["RECALL_HOME"] = previous
+        shutil.rmtree(home, ignore_errors=True)

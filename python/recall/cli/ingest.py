@@ -1,0 +1,136 @@
+"""`recall ingest`: index one transcript, a directory, an import file, or a hook's payload.
+
+With `--event`, recall is running as an agent hook: it reads the payload from
+stdin (or, for Codex's `notify`, from the last argument), prints nothing to
+stdout, and exits 0 whatever happens, logging problems to recall.log.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+EVENTS = ("agent-stop", "session-closed")
+
+
+def add_parser(subs: Any) -> None:
+    p = subs.add_parser("ingest", help="index transcripts now (also the agents' hook command)")
+    p.add_argument("paths", nargs="*", metavar="PATH",
+                   help="transcript files or directories ('-' with --format jsonl: stdin)")
+    p.add_argument("--transcript", action="append", default=[], metavar="PATH",
+                   help="a transcript to index (same as a PATH argument)")
+    p.add_argument("--agent", metavar="A", help="which agent wrote the transcripts")
+    p.add_argument("--format", choices=("agent", "jsonl"), default="agent",
+                   help="'jsonl': the plain import format, one message object a line")
+    p.add_argument("--event", choices=EVENTS,
+                   help="run as a hook: read the agent's JSON payload from stdin")
+    p.add_argument("--force", action="store_true", help="re-read files from the start")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.event:
+        return _run_hook(args)
+    return _run_paths(args)
+
+
+def _run_hook(args: argparse.Namespace) -> int:
+    from recall.log import log
+
+    try:
+        _hook(args)
+    except KeyboardInterrupt:
+        pass
+    except Exception as exc:  # noqa: BLE001 - a hook must never break the agent
+        log(f"ingest --event {args.event}: {type(exc).__name__}: {exc}")
+    return 0
+
+
+def _hook(args: argparse.Namespace) -> None:
+    from recall.config import computer_name
+    from recall.hooks import read_payload, transcripts_from_payload
+    from recall.ingest import ingest_path
+    from recall.log import log
+    from recall.store import open_writer
+
+    argv_payload = next((p for p in reversed(args.paths) if p.lstrip().startswith("{")), None)
+    if argv_payload is not None:
+        raw: str | bytes = argv_payload
+    elif sys.stdin is None or sys.stdin.isatty():
+        raw = ""
+    else:
+        raw = sys.stdin.buffer.read(4 * 1024 * 1024 + 1)
+    payload = read_payload(raw)
+    targets = transcripts_from_payload(payload, args.agent)
+    with open_writer() as store:
+        for adapter, path in targets:
+            try:
+                ingest_path(store, adapter, path.resolve(), computer_name())
+            except OSError as exc:
+                log(f"ingest --event {args.event}: cannot read {path}: {exc}")
+
+
+def _run_paths(args: argparse.Namespace) -> int:
+    from recall.agents import ADAPTERS, IMPORT, Adapter, adapter_named
+    from recall.config import computer_name
+    from recall.errors import NotFoundError, UsageError
+    from recall.ingest import ingest_bytes, ingest_path, resolve
+    from recall.store import open_writer
+    from recall.types import Parsed
+
+    targets = [*args.paths, *args.transcript]
+    if not targets:
+        raise UsageError("nothing to ingest: give a PATH, --transcript PATH or --event")
+    if args.format == "jsonl" and args.agent:
+        raise UsageError("--format jsonl takes the agent from each line's 'agent' field")
+    computer = computer_name()
+    sessions: set[str] = set()
+    files = 0
+    skipped: dict[str, int] = {}
+
+    def count(parsed: Parsed) -> None:
+        for reason, n in parsed.skipped.items():
+            skipped[reason] = skipped.get(reason, 0) + n
+
+    with open_writer() as store:
+        for target in targets:
+            if target == "-":
+                if args.format != "jsonl":
+                    raise UsageError("'-' (stdin) needs --format jsonl")
+                parsed = ingest_bytes(store, IMPORT, sys.stdin.buffer.read(), computer)
+                count(parsed)
+                sessions.update(part.info.session_id for part in parsed.parts)
+                continue
+            path = resolve(target)
+            if not path.exists():
+                raise NotFoundError(f"no such file or directory: {target}")
+            adapter: Adapter | None = IMPORT if args.format == "jsonl" else (
+                adapter_named(args.agent) if args.agent else None)
+            if path.is_dir():
+                candidates = [
+                    (a, p) for a in ([adapter] if adapter else list(ADAPTERS.values()))
+                    for p in a.discover(path)
+                ]
+                if adapter is None:  # several adapters may claim a file: ask each
+                    seen: dict[Path, Adapter] = {}
+                    for a, p in candidates:
+                        if p not in seen and a.owns(p):
+                            seen[p] = a
+                    candidates = [(a, p) for p, a in seen.items()]
+            else:
+                chosen = adapter or next((a for a in ADAPTERS.values() if a.owns(path)), None)
+                if chosen is None:
+                    raise UsageError(f"cannot tell which agent wrote {target}; pass --agent")
+                candidates = [(chosen, path)]
+            for a, p in candidates:
+                job = ingest_path(store, a, p.resolve(), computer, force=args.force)
+                files += 1
+                if job is not None:
+                    count(job.parsed)
+                    sessions.update(part.info.session_id for part in job.parsed.parts)
+    why = ", ".join(f"{n} {r}" for r, n in sorted(skipped.items()))
+    print(f"ingested {len(sessions)} sessions from {files or 'stdin'} "
+          f"{'file' if files == 1 else 'files'}" + (f"; lines skipped: {why}" if why else ""))
+    return 0

@@ -1,0 +1,37 @@
+"""Terminal rendering shared by the subcommands: highlights, dates, JSON."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import msgspec
+
+BOLD, RESET = "\x1b[1m", "\x1b[0m"
+
+
+def use_color() -> bool:
+    import os
+
+    return sys.stdout.isatty() and "NO_COLOR" not in os.environ
+
+
+def highlight(snippet: str, color: bool) -> str:
+    from recall.search import HL_END, HL_START
+
+    start, end = (BOLD, RESET) if color else ("**", "**")
+    return " ".join(snippet.replace(HL_START, start).replace(HL_END, end).split())
+
+
+def plain(snippet: str) -> str:
+    from recall.search import HL_END, HL_START
+
+    return snippet.replace(HL_START, "").replace(HL_END, "")
+
+
+def print_json(obj: Any) -> None:
+    sys.stdout.write(msgspec.json.encode(obj).decode("utf-8") + "\n")
+
+
+def day(iso: str | None) -> str:
+    return iso[:16].replace("T", " ") if iso else "—"

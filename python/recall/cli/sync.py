@@ -1,0 +1,56 @@
+"""`recall sync`: index every transcript on this computer (the first run is the backfill)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+
+def add_parser(subs: Any) -> None:
+    p = subs.add_parser("sync", help="index every agent transcript on this computer")
+    p.add_argument("--agent", action="append", default=[], metavar="A",
+                   help="only this agent (repeatable)")
+    p.add_argument("--force", action="store_true", help="re-read every transcript from the start")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress, no summary")
+    p.set_defaults(run=run)
+
+
+def summary_line(report: Any) -> str:
+    parts = [
+        f"{report.sessions_touched} sessions updated from {report.files_read} changed "
+        f"of {report.files_seen} transcripts ({report.bytes_read / 1e6:.1f} MB read)"
+    ]
+    if report.skipped:
+        why = ", ".join(f"{n} {reason}" for reason, n in sorted(report.skipped.items()))
+        parts.append(f"lines skipped: {why}")
+    if report.files_failed:
+        parts.append(f"{report.files_failed} unreadable (see recall.log)")
+    if report.missing:
+        parts.append(f"{report.missing} transcripts gone (mirrors kept)")
+    return "; ".join(parts)
+
+
+def run(args: argparse.Namespace) -> int:
+    from recall.agents import ADAPTERS
+    from recall.config import computer_name
+    from recall.errors import UsageError
+    from recall.store import open_reader, open_writer
+    from recall.store.queries import stats
+    from recall.sync import sync, terminal_progress
+
+    for agent in args.agent:
+        if agent not in ADAPTERS:
+            raise UsageError(f"unknown agent {agent!r} (known: {', '.join(sorted(ADAPTERS))})")
+    show_progress = not args.quiet and sys.stderr.isatty()
+    with open_writer() as store:
+        report = sync(
+            store, computer_name(), agents=args.agent or None,
+            progress=terminal_progress if show_progress else None, force=args.force,
+        )
+    if not args.quiet:
+        with open_reader() as reader:
+            totals = stats(reader.conn, reader.path)
+        print(f"{summary_line(report)}. Index: {totals.sessions} sessions, "
+              f"{totals.messages} messages.")
+    return 0

@@ -1,0 +1,91 @@
+"""Where recall keeps things and what the user configured.
+
+Every `RECALL_*` environment variable is read here and nowhere else:
+
+- `RECALL_HOME`: one directory for the database, the config and the logs
+  (overrides the platform's data and config directories).
+- `RECALL_COMPUTER`: the name this computer's results carry (default: hostname).
+- `RECALL_IMPL`: `auto`, `rust` or `python` (read by `recall._accel`).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+import tomllib
+from functools import cache
+from pathlib import Path
+
+import msgspec
+
+from recall.errors import ConfigError
+
+
+class AgentConfig(msgspec.Struct, forbid_unknown_fields=True):
+    roots: list[str] | None = None
+    """Directories to scan instead of the agent's defaults."""
+    enabled: bool = True
+
+
+class Config(msgspec.Struct, forbid_unknown_fields=True):
+    computer: str | None = None
+    agents: dict[str, AgentConfig] = msgspec.field(default_factory=dict)
+
+
+def data_dir() -> Path:
+    """The directory holding the database (created on first write)."""
+    home = os.environ.get("RECALL_HOME")
+    if home:
+        return Path(home).expanduser()
+    if sys.platform == "win32":
+        base = os.environ.get("LOCALAPPDATA") or str(Path.home() / "AppData" / "Local")
+        return Path(base) / "recall"
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Application Support" / "recall"
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "recall"
+
+
+def config_path() -> Path:
+    home = os.environ.get("RECALL_HOME")
+    if home:
+        return Path(home).expanduser() / "config.toml"
+    if sys.platform == "win32":
+        base = os.environ.get("APPDATA") or str(Path.home() / "AppData" / "Roaming")
+        return Path(base) / "recall" / "config.toml"
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Application Support" / "recall" / "config.toml"
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "recall" / "config.toml"
+
+
+def db_path() -> Path:
+    return data_dir() / "recall.db"
+
+
+def log_path() -> Path:
+    return data_dir() / "recall.log"
+
+
+@cache
+def _load(path: Path) -> Config:
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return Config()
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"cannot read config {path}: {exc}") from exc
+    try:
+        return msgspec.convert(raw, Config)
+    except msgspec.ValidationError as exc:
+        raise ConfigError(f"bad config {path}: {exc}") from exc
+
+
+def load_config() -> Config:
+    return _load(config_path())
+
+
+def computer_name() -> str:
+    name = os.environ.get("RECALL_COMPUTER") or load_config().computer
+    return name or socket.gethostname().split(".")[0] or "localhost"

@@ -1,0 +1,89 @@
+"""Turning an agent's hook payload into the transcripts to ingest.
+
+Claude Code, Codex hooks and Gemini CLI send JSON on stdin; Codex's legacy
+`notify` program passes it as the last argument. Payloads are untrusted:
+anything unexpected is reported as a `UsageError`, which the hook path logs
+before exiting 0.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from recall.agents import ADAPTERS, Adapter
+from recall.errors import UsageError
+
+MAX_PAYLOAD = 4 * 1024 * 1024
+
+
+def read_payload(raw: str | bytes) -> dict[str, Any]:
+    if len(raw) > MAX_PAYLOAD:
+        raise UsageError(f"hook payload larger than {MAX_PAYLOAD} bytes")
+    if isinstance(raw, bytes):
+        raw = raw.decode("utf-8", errors="replace")
+    if not raw.strip():
+        raise UsageError("empty hook payload")
+    try:
+        payload = json.loads(raw)
+    except ValueError as exc:
+        raise UsageError(f"hook payload is not JSON: {exc}") from None
+    if not isinstance(payload, dict):
+        raise UsageError("hook payload is not a JSON object")
+    return payload
+
+
+def _guess_agent(payload: dict[str, Any], path: Path | None) -> str | None:
+    if "thread-id" in payload or payload.get("type") == "agent-turn-complete":
+        return "codex"
+    if path is not None:
+        for name, adapter in ADAPTERS.items():
+            if adapter.owns(path):
+                return name
+    event = str(payload.get("hook_event_name", ""))
+    if event in ("AfterAgent", "BeforeAgent"):
+        return "gemini"
+    return None
+
+
+def _codex_rollout(thread_id: str) -> Path | None:
+    """The newest rollout file of a Codex thread (notify payloads carry no path)."""
+    if not thread_id or "/" in thread_id or "\\" in thread_id or ".." in thread_id:
+        return None
+    for root in ADAPTERS["codex"].default_roots():
+        if not root.is_dir():
+            continue
+        for day in sorted(root.glob("*/*/*"), reverse=True):
+            hits = sorted(day.glob(f"rollout-*{thread_id}.jsonl"))
+            if hits:
+                return hits[-1]
+        hits = sorted(root.rglob(f"*{thread_id}.jsonl"))
+        if hits:
+            return hits[-1]
+    return None
+
+
+def transcripts_from_payload(
+    payload: dict[str, Any], agent: str | None = None
+) -> list[tuple[Adapter, Path]]:
+    """The (adapter, transcript) pairs a hook payload points at."""
+    paths: list[Path] = []
+    for field in ("transcript_path", "agent_transcript_path"):
+        value = payload.get(field)
+        if isinstance(value, str) and value.strip():
+            paths.append(Path(os.path.expanduser(value.strip())))
+    if not paths:
+        thread = payload.get("thread-id") or payload.get("session_id")
+        rollout = _codex_rollout(thread) if isinstance(thread, str) else None
+        if rollout is None:
+            raise UsageError("hook payload names no transcript (no transcript_path)")
+        paths.append(rollout)
+        agent = agent or "codex"
+    name = agent or _guess_agent(payload, paths[0])
+    if name is None:
+        raise UsageError(f"cannot tell which agent wrote {paths[0]}; pass --agent")
+    if name not in ADAPTERS:
+        raise UsageError(f"unknown agent {name!r}")
+    return [(ADAPTERS[name], p) for p in paths]

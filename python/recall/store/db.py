@@ -1,0 +1,122 @@
+"""Opening the database: one locked writer at a time, lock-free read-only readers."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from recall import config
+from recall.errors import StoreError
+from recall.store.locking import write_lock
+from recall.store.migrations import latest, migrate
+
+BUSY_TIMEOUT_MS = 60_000
+
+
+def _connect(target: str, uri: bool) -> sqlite3.Connection:
+    try:
+        conn = sqlite3.connect(
+            target, uri=uri, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000,
+            check_same_thread=False,
+        )
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot open the index {target}: {exc}") from exc
+    conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    return conn
+
+
+class Store:
+    """A connection to recall's database plus the lock that serialises its writers."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path, readonly: bool) -> None:
+        self.conn = conn
+        self.path = path
+        self.readonly = readonly
+
+    @property
+    def lock_path(self) -> Path:
+        return self.path.with_name(self.path.name + ".lock")
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """An IMMEDIATE transaction under the cross-process write lock."""
+        if self.readonly:
+            raise StoreError("internal: write on a read-only connection")
+        with write_lock(self.lock_path):
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.conn
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+            self.conn.execute("COMMIT")
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _schema_current(conn: sqlite3.Connection) -> bool:
+    try:
+        row = conn.execute(
+            "SELECT 1 FROM schema_migrations WHERE name = ?", (latest(),)
+        ).fetchone()
+    except sqlite3.OperationalError:
+        return False
+    return row is not None
+
+
+def open_writer(path: Path | None = None) -> Store:
+    """Open (creating and migrating as needed) the database for writing."""
+    path = path or config.db_path()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StoreError(f"cannot create {path.parent}: {exc}") from exc
+    conn = _connect(str(path), uri=False)
+    store = Store(conn, path, readonly=False)
+    try:
+        with write_lock(store.lock_path):
+            mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            if str(mode).lower() != "wal":
+                raise StoreError(f"cannot put {path} in WAL mode (got {mode})")
+            if not _schema_current(conn):
+                migrate(conn)
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA foreign_keys=ON")
+    except sqlite3.DatabaseError as exc:
+        conn.close()
+        raise StoreError(f"the index {path} is unreadable: {exc}") from exc
+    except BaseException:
+        conn.close()
+        raise
+    return store
+
+
+def open_reader(path: Path | None = None) -> Store:
+    """Open the database read-only; never blocks on, nor blocks, a writer.
+
+    A missing or outdated database is created or migrated first (briefly
+    taking the write lock), so `search` works on a fresh machine.
+    """
+    path = path or config.db_path()
+    if not path.exists():
+        open_writer(path).close()
+    conn = _connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        current = _schema_current(conn)
+    except sqlite3.DatabaseError as exc:
+        conn.close()
+        raise StoreError(f"the index {path} is unreadable: {exc}") from exc
+    if not current:
+        conn.close()
+        open_writer(path).close()
+        conn = _connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    return Store(conn, path, readonly=True)

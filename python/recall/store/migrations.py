@@ -1,0 +1,141 @@
+"""Append-only, named schema migrations. Never edit one that has landed; add the next."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Callable
+
+Migration = Callable[[sqlite3.Connection], None]
+
+_TOKENIZER = "porter unicode61 remove_diacritics 2"
+
+
+def run_script(db: sqlite3.Connection, script: str) -> None:
+    """Run `script` statement by statement inside the caller's transaction.
+
+    `executescript` would commit the open transaction first, so a failed
+    migration could leave half a schema behind.
+    """
+    pending = ""
+    for piece in script.split(";"):
+        pending += piece + ";"
+        if sqlite3.complete_statement(pending):
+            if pending.strip(" \n;"):
+                db.execute(pending)
+            pending = ""
+
+
+def m001_initial(db: sqlite3.Connection) -> None:
+    run_script(
+        db,
+        f"""
+        CREATE TABLE sessions (
+            id INTEGER PRIMARY KEY,
+            session_id TEXT NOT NULL UNIQUE,
+            agent TEXT NOT NULL,
+            computer TEXT NOT NULL,
+            project TEXT,
+            title TEXT,
+            title_rank INTEGER NOT NULL DEFAULT 0,
+            parent_session_id TEXT,
+            started_at REAL,
+            ended_at REAL,
+            message_count INTEGER NOT NULL DEFAULT 0,
+            transcript_path TEXT,
+            metadata TEXT NOT NULL DEFAULT '{{}}',
+            updated_at REAL NOT NULL
+        );
+        CREATE INDEX sessions_agent ON sessions(agent);
+        CREATE INDEX sessions_parent ON sessions(parent_session_id);
+        CREATE INDEX sessions_ended ON sessions(ended_at);
+
+        CREATE TABLE messages (
+            id INTEGER PRIMARY KEY,
+            session INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            position INTEGER NOT NULL,
+            key TEXT NOT NULL,
+            role TEXT NOT NULL,
+            text TEXT NOT NULL,
+            ts REAL,
+            UNIQUE (session, key)
+        );
+        CREATE INDEX messages_key ON messages(key);
+        CREATE INDEX messages_order ON messages(session, position);
+
+        CREATE VIRTUAL TABLE messages_fts USING fts5(
+            text, content='messages', content_rowid='id', tokenize='{_TOKENIZER}'
+        );
+        CREATE TRIGGER messages_ai AFTER INSERT ON messages BEGIN
+            INSERT INTO messages_fts(rowid, text) VALUES (new.id, new.text);
+        END;
+        CREATE TRIGGER messages_ad AFTER DELETE ON messages BEGIN
+            INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', old.id, old.text);
+        END;
+        CREATE TRIGGER messages_au AFTER UPDATE OF text ON messages BEGIN
+            INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', old.id, old.text);
+            INSERT INTO messages_fts(rowid, text) VALUES (new.id, new.text);
+        END;
+
+        CREATE VIRTUAL TABLE sessions_fts USING fts5(
+            title, content='sessions', content_rowid='id', tokenize='{_TOKENIZER}'
+        );
+        CREATE TRIGGER sessions_ai AFTER INSERT ON sessions BEGIN
+            INSERT INTO sessions_fts(rowid, title) VALUES (new.id, coalesce(new.title, ''));
+        END;
+        CREATE TRIGGER sessions_ad AFTER DELETE ON sessions BEGIN
+            INSERT INTO sessions_fts(sessions_fts, rowid, title)
+                VALUES ('delete', old.id, coalesce(old.title, ''));
+        END;
+        CREATE TRIGGER sessions_au AFTER UPDATE OF title ON sessions BEGIN
+            INSERT INTO sessions_fts(sessions_fts, rowid, title)
+                VALUES ('delete', old.id, coalesce(old.title, ''));
+            INSERT INTO sessions_fts(rowid, title) VALUES (new.id, coalesce(new.title, ''));
+        END;
+
+        CREATE TABLE transcripts (
+            path TEXT PRIMARY KEY,
+            agent TEXT NOT NULL,
+            size INTEGER NOT NULL DEFAULT 0,
+            mtime_ns INTEGER NOT NULL DEFAULT 0,
+            head TEXT,
+            offset INTEGER NOT NULL DEFAULT 0,
+            state TEXT NOT NULL DEFAULT '{{}}',
+            skipped TEXT NOT NULL DEFAULT '{{}}',
+            indexed_at REAL,
+            missing INTEGER NOT NULL DEFAULT 0
+        );
+        """
+    )
+
+
+MIGRATIONS: list[Migration] = [m001_initial]
+
+
+def migrate(db: sqlite3.Connection) -> list[str]:
+    """Apply every migration not yet recorded; the caller holds the write lock."""
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at REAL)"
+    )
+    done = {row[0] for row in db.execute("SELECT name FROM schema_migrations")}
+    applied = []
+    for migration in MIGRATIONS:
+        name = migration.__name__
+        if name in done:
+            continue
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            migration(db)
+            db.execute(
+                "INSERT INTO schema_migrations(name, applied_at) VALUES (?, ?)", (name, time.time())
+            )
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        applied.append(name)
+    return applied
+
+
+def latest() -> str:
+    return MIGRATIONS[-1].__name__

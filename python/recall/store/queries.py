@@ -1,0 +1,136 @@
+"""Reading mirrors back: resolving session ids, whole sessions, and index statistics."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from recall.errors import NotFoundError, UsageError
+from recall.timeutil import format_ts
+
+
+class ShownMessage(msgspec.Struct):
+    role: str
+    text: str
+    timestamp: str | None
+
+
+class Mirror(msgspec.Struct):
+    session_id: str
+    agent: str
+    project: str | None
+    computer: str
+    title: str | None
+    started_at: str | None
+    ended_at: str | None
+    transcript_path: str | None
+    messages: list[ShownMessage]
+    parent_session_id: str | None = None
+    subagents: list[str] = msgspec.field(default_factory=list)
+    metadata: dict[str, Any] = msgspec.field(default_factory=dict)
+
+
+def resolve_session(db: sqlite3.Connection, ref: str) -> int:
+    """The rowid of the session `ref` names: an exact id or a unique prefix."""
+    ref = ref.strip()
+    if not ref:
+        raise UsageError("empty session id")
+    row = db.execute("SELECT id FROM sessions WHERE session_id = ?", (ref,)).fetchone()
+    if row:
+        return int(row[0])
+    escaped = ref.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    rows = db.execute(
+        "SELECT id, session_id, parent_session_id FROM sessions"
+        " WHERE session_id LIKE ? ESCAPE '\\' ORDER BY session_id LIMIT 20",
+        (escaped + "%",),
+    ).fetchall()
+    if not rows:
+        raise NotFoundError(f"no session matches {ref!r}")
+    if len(rows) > 1:
+        # A parent and its sub-agents share a prefix; the parent is what was meant.
+        top = [r for r in rows if r[2] is None]
+        if len(top) == 1 and all(r[2] == top[0][1] for r in rows if r[2] is not None):
+            return int(top[0][0])
+        names = ", ".join(r[1] for r in rows[:5])
+        raise UsageError(f"{ref!r} is ambiguous: {names}{', …' if len(rows) > 5 else ''}")
+    return int(rows[0][0])
+
+
+def load_mirror(db: sqlite3.Connection, rowid: int) -> Mirror:
+    row = db.execute(
+        """SELECT session_id, agent, project, computer, title, started_at, ended_at,
+                  transcript_path, parent_session_id, metadata FROM sessions WHERE id = ?""",
+        (rowid,),
+    ).fetchone()
+    if row is None:
+        raise NotFoundError("session vanished while reading")
+    messages = [
+        ShownMessage(role=r, text=t, timestamp=format_ts(ts))
+        for r, t, ts in db.execute(
+            "SELECT role, text, ts FROM messages WHERE session = ? ORDER BY position", (rowid,)
+        )
+    ]
+    subagents = [
+        r[0]
+        for r in db.execute(
+            "SELECT session_id FROM sessions WHERE parent_session_id = ? ORDER BY started_at",
+            (row[0],),
+        )
+    ]
+    return Mirror(
+        session_id=row[0], agent=row[1], project=row[2], computer=row[3], title=row[4],
+        started_at=format_ts(row[5]), ended_at=format_ts(row[6]), transcript_path=row[7],
+        messages=messages, parent_session_id=row[8], subagents=subagents,
+        metadata=json.loads(row[9] or "{}"),
+    )
+
+
+class AgentStats(msgspec.Struct):
+    agent: str
+    sessions: int
+    messages: int
+    last_message: str | None
+
+
+class Stats(msgspec.Struct):
+    database: str
+    size_bytes: int
+    sessions: int
+    messages: int
+    transcripts: int
+    transcripts_missing: int
+    skipped: dict[str, int]
+    last_indexed: str | None
+    agents: list[AgentStats]
+
+
+def stats(db: sqlite3.Connection, path: Path) -> Stats:
+    agents = [
+        AgentStats(agent=a, sessions=s, messages=m or 0, last_message=format_ts(last))
+        for a, s, m, last in db.execute(
+            "SELECT agent, count(*), sum(message_count), max(ended_at) FROM sessions"
+            " GROUP BY agent ORDER BY agent"
+        )
+    ]
+    skipped: dict[str, int] = {}
+    for (raw,) in db.execute("SELECT skipped FROM transcripts WHERE skipped != '{}'"):
+        for reason, count in json.loads(raw).items():
+            skipped[reason] = skipped.get(reason, 0) + int(count)
+    total, missing, last = db.execute(
+        "SELECT count(*), coalesce(sum(missing), 0), max(indexed_at) FROM transcripts"
+    ).fetchone()
+    size = sum(
+        p.stat().st_size
+        for p in (path, path.with_name(path.name + "-wal"))
+        if p.exists()
+    )
+    return Stats(
+        database=str(path), size_bytes=size, sessions=sum(a.sessions for a in agents),
+        messages=sum(a.messages for a in agents), transcripts=total,
+        transcripts_missing=missing, skipped=skipped, last_indexed=format_ts(last),
+        agents=agents,
+    )

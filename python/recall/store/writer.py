@@ -1,0 +1,177 @@
+"""Writing mirrors: idempotent upserts of sessions and messages from a parse."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from typing import Any
+
+import msgspec
+
+from recall.agents.base import shorten
+from recall.timeutil import parse_iso
+from recall.types import TITLE_FIRST_PROMPT, USER, Message, SessionInfo, SessionPart
+
+
+class TranscriptMark(msgspec.Struct):
+    """How far into a transcript file the index has read."""
+
+    path: str
+    agent: str
+    size: int = 0
+    mtime_ns: int = 0
+    head: str | None = None
+    offset: int = 0
+    state: dict[str, Any] = msgspec.field(default_factory=dict)
+    skipped: dict[str, int] = msgspec.field(default_factory=dict)
+
+
+def read_mark(db: sqlite3.Connection, path: str) -> TranscriptMark | None:
+    row = db.execute(
+        "SELECT agent, size, mtime_ns, head, offset, state, skipped FROM transcripts"
+        " WHERE path = ?",
+        (path,),
+    ).fetchone()
+    if row is None:
+        return None
+    return TranscriptMark(
+        path=path, agent=row[0], size=row[1], mtime_ns=row[2], head=row[3], offset=row[4],
+        state=json.loads(row[5]), skipped=json.loads(row[6]),
+    )
+
+
+def write_mark(db: sqlite3.Connection, mark: TranscriptMark) -> None:
+    db.execute(
+        """INSERT INTO transcripts(path, agent, size, mtime_ns, head, offset, state, skipped,
+                                   indexed_at, missing)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0)
+           ON CONFLICT(path) DO UPDATE SET agent=excluded.agent, size=excluded.size,
+               mtime_ns=excluded.mtime_ns, head=excluded.head, offset=excluded.offset,
+               state=excluded.state, skipped=excluded.skipped, indexed_at=excluded.indexed_at,
+               missing=0""",
+        (
+            mark.path, mark.agent, mark.size, mark.mtime_ns, mark.head, mark.offset,
+            json.dumps(mark.state), json.dumps(mark.skipped), time.time(),
+        ),
+    )
+
+
+def _upsert_session(
+    db: sqlite3.Connection, info: SessionInfo, computer: str, transcript: str | None
+) -> int:
+    now = time.time()
+    row = db.execute(
+        "SELECT id, title_rank, metadata FROM sessions WHERE session_id = ?", (info.session_id,)
+    ).fetchone()
+    if row is None:
+        cur = db.execute(
+            """INSERT INTO sessions(session_id, agent, computer, project, title, title_rank,
+                   parent_session_id, started_at, transcript_path, metadata, updated_at)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+            (
+                info.session_id, info.agent, computer, info.project,
+                info.title if info.title else None, info.title_rank if info.title else 0,
+                info.parent_session_id, parse_iso(info.started_at), transcript,
+                json.dumps(info.metadata, sort_keys=True), now,
+            ),
+        )
+        return int(cur.lastrowid or 0)
+    rowid, rank, meta_json = row
+    metadata = json.loads(meta_json)
+    metadata.update(info.metadata)
+    db.execute(
+        """UPDATE sessions SET project = coalesce(?, project),
+               parent_session_id = coalesce(?, parent_session_id),
+               transcript_path = coalesce(transcript_path, ?),
+               metadata = ?, updated_at = ? WHERE id = ?""",
+        (
+            info.project, info.parent_session_id, transcript,
+            json.dumps(metadata, sort_keys=True), now, rowid,
+        ),
+    )
+    if info.title and info.title_rank >= rank:
+        db.execute(
+            "UPDATE sessions SET title = ?, title_rank = ? WHERE id = ?",
+            (info.title, info.title_rank, rowid),
+        )
+    return int(rowid)
+
+
+def _rewind(db: sqlite3.Connection, session: int, key: str) -> None:
+    row = db.execute(
+        "SELECT position FROM messages WHERE session = ? AND key = ?", (session, key)
+    ).fetchone()
+    if row is not None:
+        db.execute("DELETE FROM messages WHERE session = ? AND position >= ?", (session, row[0]))
+
+
+def _is_copy(db: sqlite3.Connection, session: int, agent: str, key: str) -> bool:
+    """Whether another session of the same agent already holds this record (a resume copy)."""
+    row = db.execute(
+        """SELECT 1 FROM messages m JOIN sessions s ON s.id = m.session
+           WHERE m.key = ? AND m.session != ? AND s.agent = ? LIMIT 1""",
+        (key, session, agent),
+    ).fetchone()
+    return row is not None
+
+
+def _insert_messages(
+    db: sqlite3.Connection, session: int, agent: str, messages: list[Message]
+) -> None:
+    (next_pos,) = db.execute(
+        "SELECT coalesce(max(position), -1) + 1 FROM messages WHERE session = ?", (session,)
+    ).fetchone()
+    for msg in messages:
+        if _is_copy(db, session, agent, msg.key):
+            continue
+        cur = db.execute(
+            """INSERT INTO messages(session, position, key, role, text, ts)
+               VALUES (?, ?, ?, ?, ?, ?)
+               ON CONFLICT(session, key) DO UPDATE SET role = excluded.role,
+                   text = excluded.text, ts = coalesce(excluded.ts, ts)
+               WHERE text != excluded.text OR role != excluded.role""",
+            (session, next_pos, msg.key, msg.role, msg.text, parse_iso(msg.timestamp)),
+        )
+        if cur.rowcount and cur.lastrowid:
+            next_pos += 1
+
+
+def _refresh_summary(db: sqlite3.Connection, session: int) -> None:
+    """Recount messages, recompute times and fill a missing title from the first prompt."""
+    count, first_ts, last_ts = db.execute(
+        "SELECT count(*), min(ts), max(ts) FROM messages WHERE session = ?", (session,)
+    ).fetchone()
+    started, rank = db.execute(
+        "SELECT started_at, title_rank FROM sessions WHERE id = ?", (session,)
+    ).fetchone()
+    known = [t for t in (started, first_ts) if t is not None]
+    db.execute(
+        "UPDATE sessions SET message_count = ?, started_at = ?, ended_at = ? WHERE id = ?",
+        (count, min(known) if known else None, last_ts if last_ts is not None else started,
+         session),
+    )
+    if rank < TITLE_FIRST_PROMPT:
+        first = db.execute(
+            "SELECT text FROM messages WHERE session = ? AND role = ? ORDER BY position LIMIT 1",
+            (session, USER),
+        ).fetchone()
+        if first:
+            db.execute(
+                "UPDATE sessions SET title = ?, title_rank = ? WHERE id = ?",
+                (shorten(first[0]), TITLE_FIRST_PROMPT, session),
+            )
+
+
+def apply_part(
+    db: sqlite3.Connection, part: SessionPart, computer: str, transcript: str | None
+) -> int:
+    """Merge one session's share of a parse into the store; returns the session's rowid."""
+    session = _upsert_session(db, part.info, computer, transcript)
+    if part.replace:
+        db.execute("DELETE FROM messages WHERE session = ?", (session,))
+    for key in part.rewinds:
+        _rewind(db, session, key)
+    _insert_messages(db, session, part.info.agent, part.messages)
+    _refresh_summary(db, session)
+    return session

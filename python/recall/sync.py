@@ -1,0 +1,136 @@
+"""`recall sync`: reconcile every transcript on this computer with the index.
+
+Idempotent and resumable: unchanged files cost a `stat`, grown files are read
+from where the index stopped, and transcripts that disappeared keep their
+mirrors (agents delete old transcripts; recall's copy must outlive them).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import msgspec
+
+from recall.agents import ADAPTERS, Adapter
+from recall.config import load_config
+from recall.ingest import Job, commit, prepare
+from recall.log import log
+from recall.store import Store
+
+# Commit in batches: fewer transactions, yet short enough that hooks waiting
+# on the write lock are not held up for long.
+_BATCH_BYTES = 8 * 1024 * 1024
+_BATCH_FILES = 200
+
+Progress = Callable[[int, int], None]
+
+
+class SyncReport(msgspec.Struct):
+    files_seen: int = 0
+    files_read: int = 0
+    bytes_read: int = 0
+    sessions_touched: int = 0
+    files_failed: int = 0
+    skipped: dict[str, int] = msgspec.field(default_factory=dict)
+    missing: int = 0
+
+
+def roots_for(adapter: Adapter) -> list[Path]:
+    configured = load_config().agents.get(adapter.name)
+    if configured is not None and not configured.enabled:
+        return []
+    if configured is not None and configured.roots:
+        return [Path(os.path.expanduser(r)) for r in configured.roots]
+    return adapter.default_roots()
+
+
+def discover_all(
+    adapters: Iterable[Adapter], extra_roots: list[Path] | None = None
+) -> list[tuple[Adapter, Path]]:
+    """Every transcript of every agent, oldest first (so a resumed session's
+    original claims its messages before the copy does)."""
+    found: dict[Path, Adapter] = {}
+    for adapter in adapters:
+        roots = extra_roots if extra_roots is not None else roots_for(adapter)
+        for root in roots:
+            if not root.is_dir():
+                continue
+            for path in adapter.discover(root):
+                found.setdefault(path.resolve(), adapter)
+
+    def mtime(item: tuple[Path, Adapter]) -> float:
+        try:
+            return item[0].stat().st_mtime
+        except OSError:
+            return 0.0
+
+    return [(a, p) for p, a in sorted(found.items(), key=mtime)]
+
+
+def _mark_missing(store: Store, present: set[str]) -> int:
+    rows = store.conn.execute("SELECT path FROM transcripts WHERE missing = 0").fetchall()
+    gone = [r[0] for r in rows if r[0] not in present and not Path(r[0]).exists()]
+    if gone:
+        with store.transaction() as db:
+            db.executemany("UPDATE transcripts SET missing = 1 WHERE path = ?",
+                           [(g,) for g in gone])
+    return len(gone)
+
+
+def sync(
+    store: Store,
+    computer: str,
+    agents: list[str] | None = None,
+    progress: Progress | None = None,
+    force: bool = False,
+) -> SyncReport:
+    adapters = [ADAPTERS[a] for a in (agents or list(ADAPTERS))]
+    files = discover_all(adapters)
+    report = SyncReport(files_seen=len(files))
+    touched: set[str] = set()
+    batch: list[Job] = []
+    batch_bytes = 0
+
+    def flush() -> None:
+        nonlocal batch, batch_bytes
+        if batch:
+            with store.transaction() as db:
+                for job in batch:
+                    touched.update(commit(db, job, computer))
+        batch, batch_bytes = [], 0
+
+    last_tick = 0.0
+    for n, (adapter, path) in enumerate(files, 1):
+        try:
+            job = prepare(store.conn, adapter, path, force)
+        except OSError as exc:
+            report.files_failed += 1
+            log(f"sync: cannot read {path}: {exc}")
+            job = None
+        if job is not None:
+            report.files_read += 1
+            report.bytes_read += job.nbytes
+            for reason, count in job.parsed.skipped.items():
+                report.skipped[reason] = report.skipped.get(reason, 0) + count
+            batch.append(job)
+            batch_bytes += job.nbytes
+            if batch_bytes >= _BATCH_BYTES or len(batch) >= _BATCH_FILES:
+                flush()
+        if progress and (time.monotonic() - last_tick > 0.1 or n == len(files)):
+            progress(n, len(files))
+            last_tick = time.monotonic()
+    flush()
+    report.sessions_touched = len(touched)
+    report.missing = _mark_missing(store, {str(p) for _, p in files})
+    return report
+
+
+def terminal_progress(done: int, total: int) -> None:
+    sys.stderr.write(f"\rIndexing transcripts {done}/{total}")
+    if done == total:
+        sys.stderr.write("\n")
+    sys.stderr.flush()

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The whole test suite: build the Rust core, run the Python suite on both
+# cores, run the Rust tests, and the linters. `.ci/run` calls exactly this.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PY=${PYTHON:-python3}
+step() { printf '\n==> %s\n' "$*"; }
+
+step "install recall with its Rust core (maturin) and the dev tools"
+"$PY" -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+"$PY" -c 'import recall._accel as a; assert a.IMPL == "rust", a.IMPL_REASON; print("core:", a.IMPL)'
+
+step "pytest with the Rust core"
+RECALL_IMPL=rust "$PY" -m pytest -q -p no:cacheprovider
+
+step "pytest with the pure-Python core"
+RECALL_IMPL=python "$PY" -m pytest -q -p no:cacheprovider
+
+step "cargo test"
+cargo test --quiet
+
+step "linters"
+"$PY" -m ruff check python tests bench
+"$PY" -m ruff format --check python tests bench
+"$PY" -m mypy
+"$PY" -m mypy.stubtest recall._core --allowlist .ci/stubtest-allowlist
+cargo fmt --check
+cargo clippy --quiet --all-targets --features python -- -D warnings
+echo "all checks passed"
