@@ -60,9 +60,9 @@ def prepare(
     with open(path, "rb") as fh:
         prefix = fh.read(_HEAD_BYTES)
         offset, state, skipped = 0, {}, {}
-        if mark and not force and not whole and mark.offset <= st.st_size:
-            if _head(prefix[: mark.offset]) == mark.head:
-                offset, state, skipped = mark.offset, mark.state, dict(mark.skipped)
+        resumable = mark and not force and not whole and mark.offset <= st.st_size
+        if mark and resumable and _head(prefix[: mark.offset]) == mark.head:
+            offset, state, skipped = mark.offset, mark.state, dict(mark.skipped)
         fh.seek(offset)
         data = fh.read()
     parsed = adapter.parse(path, data, offset, state)
@@ -75,11 +75,18 @@ def prepare(
     # The head fingerprints the file's first bytes, so a rewritten file is re-read whole.
     head = _head((prefix[:offset] + data)[: min(end, _HEAD_BYTES)])
     new_mark = TranscriptMark(
-        path=key, agent=adapter.name, size=st.st_size, mtime_ns=st.st_mtime_ns, head=head,
-        offset=end, state=parsed.state, skipped=skipped,
+        path=key,
+        agent=adapter.name,
+        size=st.st_size,
+        mtime_ns=st.st_mtime_ns,
+        head=head,
+        offset=end,
+        state=parsed.state,
+        skipped=skipped,
     )
-    return Job(path=key, agent=adapter.name, base=offset, parsed=parsed, mark=new_mark,
-               nbytes=len(data))
+    return Job(
+        path=key, agent=adapter.name, base=offset, parsed=parsed, mark=new_mark, nbytes=len(data)
+    )
 
 
 def commit(db: sqlite3.Connection, job: Job, computer: str) -> list[str]:

@@ -24,5 +24,5 @@ def log(message: str) -> None:
         line = " ".join(message.split())
         with open(path, "a", encoding="utf-8", errors="replace") as fh:
             fh.write(f"{stamp} [{os.getpid()}] {line}\n")
-    except Exception:  # noqa: BLE001 - logging must never break the caller
+    except Exception:
         pass

@@ -18,11 +18,13 @@ _TOKEN = re.compile(r'(-?)"([^"]*)"?|(\S+)')
 # letters, digits and a few marks); a term made only of them matches nothing.
 _WORDISH = re.compile(r"\w", re.UNICODE)
 # Words too common to rank by: dropped only from the any-word fallback query.
-STOPWORDS = frozenset(
-    """a an and are as at be but by can could did do does for from had has have how i if in
-    into is it its me my no not of on or our so that the their them then there these they
-    this to us was we were what when where which who why will with would you your about
-    should""".split()
+STOPWORDS = frozenset(  # noqa: SIM905 - a word list reads better as prose
+    (
+        "a an and are as at be but by can could did do does for from had has have how i if in "
+        "into is it its me my no not of on or our so that the their them then there these they "
+        "this to us was we were what when where which who why will with would you your about "
+        "should"
+    ).split()
 )
 
 
@@ -40,6 +42,7 @@ class Term(msgspec.Struct, frozen=True):
 def parse_query(query: str) -> list[Term]:
     """Split a user's query into terms (at most MAX_TERMS)."""
     terms: list[Term] = []
+    query = query.replace("\x00", " ")  # SQLite would end the FTS5 string at a NUL
     for m in _TOKEN.finditer(query):
         if m.group(2) is not None:
             text, phrase, negated = m.group(2).strip(), True, bool(m.group(1))

@@ -168,8 +168,14 @@ def search(db: sqlite3.Connection, query: str, filters: Filters, limit: int = 10
     ranked = sorted(best.values(), key=lambda r: r[8], reverse=True)[:limit]
     results = [
         Result(
-            session_id=r[1], agent=r[2], project=r[3], computer=r[4], title=r[5],
-            date=format_ts(r[7]), score=round(float(r[8]), 4), snippet=r[9] or "",
+            session_id=r[1],
+            agent=r[2],
+            project=r[3],
+            computer=r[4],
+            title=r[5],
+            date=format_ts(r[7]),
+            score=round(float(r[8]), 4),
+            snippet=r[9] or "",
             message_index=_message_index(db, r[0], r[6]),
         )
         for r in ranked

@@ -76,8 +76,9 @@ def _mark_missing(store: Store, present: set[str]) -> int:
     gone = [r[0] for r in rows if r[0] not in present and not Path(r[0]).exists()]
     if gone:
         with store.transaction() as db:
-            db.executemany("UPDATE transcripts SET missing = 1 WHERE path = ?",
-                           [(g,) for g in gone])
+            db.executemany(
+                "UPDATE transcripts SET missing = 1 WHERE path = ?", [(g,) for g in gone]
+            )
     return len(gone)
 
 

@@ -7,7 +7,32 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
+import msgspec
+
 from recall.types import Parsed
+
+_decode = msgspec.json.Decoder().decode
+
+
+def decode_json(raw: bytes) -> Any:
+    """Decode one JSON value; raises ValueError (broken) or UnicodeDecodeError (not UTF-8).
+
+    msgspec is the fast path; the stdlib is the lenient fallback for what
+    msgspec refuses but real files contain (lone surrogate escapes written
+    by JavaScript when a string was cut mid-emoji). Nesting too deep for
+    either is reported as broken.
+    """
+    try:
+        return _decode(raw)
+    except msgspec.DecodeError:
+        pass
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
+
 
 # Reasons a record is skipped, as shown in `recall sync`'s summary.
 SKIP_BROKEN = "broken JSON"
@@ -78,13 +103,11 @@ def iter_json_lines(
         if not line.strip():
             continue
         try:
-            text = line.decode("utf-8")
+            obj = decode_json(line)
         except UnicodeDecodeError:
             if complete:
                 parsed.skip(SKIP_BAD_UTF8)
             continue
-        try:
-            obj = json.loads(text)
         except ValueError:
             if complete:
                 parsed.skip(SKIP_BROKEN)
@@ -99,7 +122,7 @@ def load_json_document(data: bytes, parsed: Parsed) -> Any:
     """Parse a whole-file JSON document, counting it as skipped if unreadable."""
     parsed.offset = len(data)
     try:
-        return json.loads(data.decode("utf-8"))
+        return decode_json(data)
     except UnicodeDecodeError:
         parsed.skip(SKIP_BAD_UTF8)
     except ValueError:

@@ -12,7 +12,15 @@ from pathlib import Path
 from typing import Any
 
 from recall.agents.base import SKIP_BAD_SHAPE, iter_json_lines, text_of
-from recall.types import ASSISTANT, TITLE_USER_GIVEN, USER, Message, Parsed, SessionInfo, SessionPart
+from recall.types import (
+    ASSISTANT,
+    TITLE_USER_GIVEN,
+    USER,
+    Message,
+    Parsed,
+    SessionInfo,
+    SessionPart,
+)
 
 DEFAULT_AGENT = "import"
 _ROLES = {USER: USER, ASSISTANT: ASSISTANT, "human": USER, "ai": ASSISTANT, "model": ASSISTANT}

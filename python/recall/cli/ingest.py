@@ -17,15 +17,29 @@ EVENTS = ("agent-stop", "session-closed")
 
 def add_parser(subs: Any) -> None:
     p = subs.add_parser("ingest", help="index transcripts now (also the agents' hook command)")
-    p.add_argument("paths", nargs="*", metavar="PATH",
-                   help="transcript files or directories ('-' with --format jsonl: stdin)")
-    p.add_argument("--transcript", action="append", default=[], metavar="PATH",
-                   help="a transcript to index (same as a PATH argument)")
+    p.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="transcript files or directories ('-' with --format jsonl: stdin)",
+    )
+    p.add_argument(
+        "--transcript",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a transcript to index (same as a PATH argument)",
+    )
     p.add_argument("--agent", metavar="A", help="which agent wrote the transcripts")
-    p.add_argument("--format", choices=("agent", "jsonl"), default="agent",
-                   help="'jsonl': the plain import format, one message object a line")
-    p.add_argument("--event", choices=EVENTS,
-                   help="run as a hook: read the agent's JSON payload from stdin")
+    p.add_argument(
+        "--format",
+        choices=("agent", "jsonl"),
+        default="agent",
+        help="'jsonl': the plain import format, one message object a line",
+    )
+    p.add_argument(
+        "--event", choices=EVENTS, help="run as a hook: read the agent's JSON payload from stdin"
+    )
     p.add_argument("--force", action="store_true", help="re-read files from the start")
     p.set_defaults(run=run)
 
@@ -43,7 +57,7 @@ def _run_hook(args: argparse.Namespace) -> int:
         _hook(args)
     except KeyboardInterrupt:
         pass
-    except Exception as exc:  # noqa: BLE001 - a hook must never break the agent
+    except Exception as exc:
         log(f"ingest --event {args.event}: {type(exc).__name__}: {exc}")
     return 0
 
@@ -106,11 +120,15 @@ def _run_paths(args: argparse.Namespace) -> int:
             path = resolve(target)
             if not path.exists():
                 raise NotFoundError(f"no such file or directory: {target}")
-            adapter: Adapter | None = IMPORT if args.format == "jsonl" else (
-                adapter_named(args.agent) if args.agent else None)
+            adapter: Adapter | None = (
+                IMPORT
+                if args.format == "jsonl"
+                else (adapter_named(args.agent) if args.agent else None)
+            )
             if path.is_dir():
                 candidates = [
-                    (a, p) for a in ([adapter] if adapter else list(ADAPTERS.values()))
+                    (a, p)
+                    for a in ([adapter] if adapter else list(ADAPTERS.values()))
                     for p in a.discover(path)
                 ]
                 if adapter is None:  # several adapters may claim a file: ask each
@@ -131,6 +149,8 @@ def _run_paths(args: argparse.Namespace) -> int:
                     count(job.parsed)
                     sessions.update(part.info.session_id for part in job.parsed.parts)
     why = ", ".join(f"{n} {r}" for r, n in sorted(skipped.items()))
-    print(f"ingested {len(sessions)} sessions from {files or 'stdin'} "
-          f"{'file' if files == 1 else 'files'}" + (f"; lines skipped: {why}" if why else ""))
+    print(
+        f"ingested {len(sessions)} sessions from {files or 'stdin'} "
+        f"{'file' if files == 1 else 'files'}" + (f"; lines skipped: {why}" if why else "")
+    )
     return 0

@@ -8,16 +8,25 @@ from typing import Any
 
 def add_parser(subs: Any) -> None:
     p = subs.add_parser("search", help="search past conversations")
-    p.add_argument("query", nargs="+", help="words, \"a phrase\", prefix*, -exclude")
-    p.add_argument("--agent", action="append", default=[], metavar="A",
-                   help="only sessions of this agent (repeatable)")
+    p.add_argument("query", nargs="+", help='words, "a phrase", prefix*, -exclude')
+    p.add_argument(
+        "--agent",
+        action="append",
+        default=[],
+        metavar="A",
+        help="only sessions of this agent (repeatable)",
+    )
     p.add_argument("--project", metavar="P", help="only sessions whose project path contains P")
     p.add_argument("--since", metavar="WHEN", help="7d, 12h, 2w, today, 2026-01-31, …")
     p.add_argument("--until", metavar="WHEN", help="same forms as --since")
     p.add_argument("--limit", "-n", type=int, default=10, metavar="N", help="results (default 10)")
     p.add_argument("--json", action="store_true", help="machine-readable output (SPEC §9)")
-    p.add_argument("--mode", choices=("keyword",), default="keyword",
-                   help="ranking (semantic and hybrid arrive with embeddings)")
+    p.add_argument(
+        "--mode",
+        choices=("keyword",),
+        default="keyword",
+        help="ranking (semantic and hybrid arrive with embeddings)",
+    )
     p.set_defaults(run=run)
 
 

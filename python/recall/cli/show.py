@@ -41,10 +41,14 @@ def run(args: argparse.Namespace) -> int:
         print_json(mirror)
         return 0
     print(f"{mirror.title or '(untitled)'}")
-    print(f"{mirror.agent} · {mirror.project or '?'} · {mirror.computer} · "
-          f"{day(mirror.started_at)} → {day(mirror.ended_at)}")
-    print(f"session {mirror.session_id}" + (
-        f" (sub-agent of {mirror.parent_session_id})" if mirror.parent_session_id else ""))
+    print(
+        f"{mirror.agent} · {mirror.project or '?'} · {mirror.computer} · "
+        f"{day(mirror.started_at)} → {day(mirror.ended_at)}"
+    )
+    print(
+        f"session {mirror.session_id}"
+        + (f" (sub-agent of {mirror.parent_session_id})" if mirror.parent_session_id else "")
+    )
     for sub in mirror.subagents:
         print(f"  sub-agent: {sub}")
     for m in mirror.messages:

@@ -25,25 +25,40 @@ def run(args: argparse.Namespace) -> int:
         st = stats(store.conn, store.path)
     sqlite_note = (
         "WAL-reset bug present: writers serialised by a lock file"
-        if wal_reset_bug() else "WAL-reset fix present"
+        if wal_reset_bug()
+        else "WAL-reset fix present"
     )
     if args.json:
-        print_json({
-            "version": __version__, "core": _accel.IMPL, "core_reason": _accel.IMPL_REASON,
-            "computer": computer_name(), "sqlite": sqlite3.sqlite_version, "index": st,
-        })
+        print_json(
+            {
+                "version": __version__,
+                "core": _accel.IMPL,
+                "core_reason": _accel.IMPL_REASON,
+                "computer": computer_name(),
+                "sqlite": sqlite3.sqlite_version,
+                "index": st,
+            }
+        )
         return 0
-    print(f"recall {__version__} on {computer_name()}; core: {_accel.IMPL} "
-          f"({_accel.IMPL_REASON})")
-    print(f"index: {st.database} ({st.size_bytes / 1e6:.1f} MB); "
-          f"SQLite {sqlite3.sqlite_version} ({sqlite_note})")
-    print(f"{st.sessions} sessions, {st.messages} messages from {st.transcripts} transcripts"
-          + (f" ({st.transcripts_missing} since deleted, mirrors kept)"
-             if st.transcripts_missing else ""))
+    print(f"recall {__version__} on {computer_name()}; core: {_accel.IMPL} ({_accel.IMPL_REASON})")
+    print(
+        f"index: {st.database} ({st.size_bytes / 1e6:.1f} MB); "
+        f"SQLite {sqlite3.sqlite_version} ({sqlite_note})"
+    )
+    print(
+        f"{st.sessions} sessions, {st.messages} messages from {st.transcripts} transcripts"
+        + (
+            f" ({st.transcripts_missing} since deleted, mirrors kept)"
+            if st.transcripts_missing
+            else ""
+        )
+    )
     print(f"last indexed: {day(st.last_indexed)}")
     for a in st.agents:
-        print(f"  {a.agent:<8} {a.sessions:>6} sessions {a.messages:>8} messages  "
-              f"latest {day(a.last_message)}")
+        print(
+            f"  {a.agent:<8} {a.sessions:>6} sessions {a.messages:>8} messages  "
+            f"latest {day(a.last_message)}"
+        )
     if st.skipped:
         print("lines skipped: " + ", ".join(f"{n} {r}" for r, n in sorted(st.skipped.items())))
     return 0

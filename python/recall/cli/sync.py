@@ -9,8 +9,9 @@ from typing import Any
 
 def add_parser(subs: Any) -> None:
     p = subs.add_parser("sync", help="index every agent transcript on this computer")
-    p.add_argument("--agent", action="append", default=[], metavar="A",
-                   help="only this agent (repeatable)")
+    p.add_argument(
+        "--agent", action="append", default=[], metavar="A", help="only this agent (repeatable)"
+    )
     p.add_argument("--force", action="store_true", help="re-read every transcript from the start")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress, no summary")
     p.set_defaults(run=run)
@@ -45,12 +46,17 @@ def run(args: argparse.Namespace) -> int:
     show_progress = not args.quiet and sys.stderr.isatty()
     with open_writer() as store:
         report = sync(
-            store, computer_name(), agents=args.agent or None,
-            progress=terminal_progress if show_progress else None, force=args.force,
+            store,
+            computer_name(),
+            agents=args.agent or None,
+            progress=terminal_progress if show_progress else None,
+            force=args.force,
         )
     if not args.quiet:
         with open_reader() as reader:
             totals = stats(reader.conn, reader.path)
-        print(f"{summary_line(report)}. Index: {totals.sessions} sessions, "
-              f"{totals.messages} messages.")
+        print(
+            f"{summary_line(report)}. Index: {totals.sessions} sessions, "
+            f"{totals.messages} messages."
+        )
     return 0

@@ -18,7 +18,10 @@ BUSY_TIMEOUT_MS = 60_000
 def _connect(target: str, uri: bool) -> sqlite3.Connection:
     try:
         conn = sqlite3.connect(
-            target, uri=uri, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000,
+            target,
+            uri=uri,
+            isolation_level=None,
+            timeout=BUSY_TIMEOUT_MS / 1000,
             check_same_thread=False,
         )
     except sqlite3.Error as exc:
@@ -65,9 +68,7 @@ class Store:
 
 def _schema_current(conn: sqlite3.Connection) -> bool:
     try:
-        row = conn.execute(
-            "SELECT 1 FROM schema_migrations WHERE name = ?", (latest(),)
-        ).fetchone()
+        row = conn.execute("SELECT 1 FROM schema_migrations WHERE name = ?", (latest(),)).fetchone()
     except sqlite3.OperationalError:
         return False
     return row is not None

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,7 +21,7 @@ from pathlib import Path
 
 from recall.errors import StoreError
 
-if os.name == "nt":  # pragma: no cover - exercised on the Windows CI runner
+if sys.platform == "win32":  # pragma: no cover - exercised on the Windows CI runner
     import msvcrt
 
     def _try_lock(fd: int) -> bool:

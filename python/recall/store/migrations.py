@@ -105,7 +105,7 @@ def m001_initial(db: sqlite3.Connection) -> None:
             indexed_at REAL,
             missing INTEGER NOT NULL DEFAULT 0
         );
-        """
+        """,
     )
 
 

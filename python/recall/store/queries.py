@@ -82,9 +82,17 @@ def load_mirror(db: sqlite3.Connection, rowid: int) -> Mirror:
         )
     ]
     return Mirror(
-        session_id=row[0], agent=row[1], project=row[2], computer=row[3], title=row[4],
-        started_at=format_ts(row[5]), ended_at=format_ts(row[6]), transcript_path=row[7],
-        messages=messages, parent_session_id=row[8], subagents=subagents,
+        session_id=row[0],
+        agent=row[1],
+        project=row[2],
+        computer=row[3],
+        title=row[4],
+        started_at=format_ts(row[5]),
+        ended_at=format_ts(row[6]),
+        transcript_path=row[7],
+        messages=messages,
+        parent_session_id=row[8],
+        subagents=subagents,
         metadata=json.loads(row[9] or "{}"),
     )
 
@@ -123,14 +131,15 @@ def stats(db: sqlite3.Connection, path: Path) -> Stats:
     total, missing, last = db.execute(
         "SELECT count(*), coalesce(sum(missing), 0), max(indexed_at) FROM transcripts"
     ).fetchone()
-    size = sum(
-        p.stat().st_size
-        for p in (path, path.with_name(path.name + "-wal"))
-        if p.exists()
-    )
+    size = sum(p.stat().st_size for p in (path, path.with_name(path.name + "-wal")) if p.exists())
     return Stats(
-        database=str(path), size_bytes=size, sessions=sum(a.sessions for a in agents),
-        messages=sum(a.messages for a in agents), transcripts=total,
-        transcripts_missing=missing, skipped=skipped, last_indexed=format_ts(last),
+        database=str(path),
+        size_bytes=size,
+        sessions=sum(a.sessions for a in agents),
+        messages=sum(a.messages for a in agents),
+        transcripts=total,
+        transcripts_missing=missing,
+        skipped=skipped,
+        last_indexed=format_ts(last),
         agents=agents,
     )

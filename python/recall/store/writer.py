@@ -36,8 +36,14 @@ def read_mark(db: sqlite3.Connection, path: str) -> TranscriptMark | None:
     if row is None:
         return None
     return TranscriptMark(
-        path=path, agent=row[0], size=row[1], mtime_ns=row[2], head=row[3], offset=row[4],
-        state=json.loads(row[5]), skipped=json.loads(row[6]),
+        path=path,
+        agent=row[0],
+        size=row[1],
+        mtime_ns=row[2],
+        head=row[3],
+        offset=row[4],
+        state=json.loads(row[5]),
+        skipped=json.loads(row[6]),
     )
 
 
@@ -51,15 +57,46 @@ def write_mark(db: sqlite3.Connection, mark: TranscriptMark) -> None:
                state=excluded.state, skipped=excluded.skipped, indexed_at=excluded.indexed_at,
                missing=0""",
         (
-            mark.path, mark.agent, mark.size, mark.mtime_ns, mark.head, mark.offset,
-            json.dumps(mark.state), json.dumps(mark.skipped), time.time(),
+            mark.path,
+            mark.agent,
+            mark.size,
+            mark.mtime_ns,
+            mark.head,
+            mark.offset,
+            json.dumps(mark.state),
+            json.dumps(mark.skipped),
+            time.time(),
         ),
+    )
+
+
+def storable(text: str) -> str:
+    """`text` with lone surrogates (from JSON escapes of cut emoji) made UTF-8-safe.
+
+    SQLite stores UTF-8 and Python refuses to encode a lone surrogate, so one
+    bad character would otherwise fail the whole transaction.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace").decode("utf-8")
+    return text
+
+
+def _clean_info(info: SessionInfo) -> SessionInfo:
+    return msgspec.structs.replace(
+        info,
+        session_id=storable(info.session_id),
+        project=storable(info.project) if info.project else info.project,
+        title=storable(info.title) if info.title else info.title,
+        metadata={storable(k): storable(str(v)) for k, v in info.metadata.items()},
     )
 
 
 def _upsert_session(
     db: sqlite3.Connection, info: SessionInfo, computer: str, transcript: str | None
 ) -> int:
+    info = _clean_info(info)
     now = time.time()
     row = db.execute(
         "SELECT id, title_rank, metadata FROM sessions WHERE session_id = ?", (info.session_id,)
@@ -70,10 +107,17 @@ def _upsert_session(
                    parent_session_id, started_at, transcript_path, metadata, updated_at)
                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
             (
-                info.session_id, info.agent, computer, info.project,
-                info.title if info.title else None, info.title_rank if info.title else 0,
-                info.parent_session_id, parse_iso(info.started_at), transcript,
-                json.dumps(info.metadata, sort_keys=True), now,
+                info.session_id,
+                info.agent,
+                computer,
+                info.project,
+                info.title if info.title else None,
+                info.title_rank if info.title else 0,
+                info.parent_session_id,
+                parse_iso(info.started_at),
+                transcript,
+                json.dumps(info.metadata, sort_keys=True),
+                now,
             ),
         )
         return int(cur.lastrowid or 0)
@@ -86,8 +130,12 @@ def _upsert_session(
                transcript_path = coalesce(transcript_path, ?),
                metadata = ?, updated_at = ? WHERE id = ?""",
         (
-            info.project, info.parent_session_id, transcript,
-            json.dumps(metadata, sort_keys=True), now, rowid,
+            info.project,
+            info.parent_session_id,
+            transcript,
+            json.dumps(metadata, sort_keys=True),
+            now,
+            rowid,
         ),
     )
     if info.title and info.title_rank >= rank:
@@ -123,7 +171,7 @@ def _insert_messages(
         "SELECT coalesce(max(position), -1) + 1 FROM messages WHERE session = ?", (session,)
     ).fetchone()
     for msg in messages:
-        if _is_copy(db, session, agent, msg.key):
+        if _is_copy(db, session, agent, storable(msg.key)):
             continue
         cur = db.execute(
             """INSERT INTO messages(session, position, key, role, text, ts)
@@ -131,7 +179,14 @@ def _insert_messages(
                ON CONFLICT(session, key) DO UPDATE SET role = excluded.role,
                    text = excluded.text, ts = coalesce(excluded.ts, ts)
                WHERE text != excluded.text OR role != excluded.role""",
-            (session, next_pos, msg.key, msg.role, msg.text, parse_iso(msg.timestamp)),
+            (
+                session,
+                next_pos,
+                storable(msg.key),
+                msg.role,
+                storable(msg.text),
+                parse_iso(msg.timestamp),
+            ),
         )
         if cur.rowcount and cur.lastrowid:
             next_pos += 1
@@ -148,8 +203,12 @@ def _refresh_summary(db: sqlite3.Connection, session: int) -> None:
     known = [t for t in (started, first_ts) if t is not None]
     db.execute(
         "UPDATE sessions SET message_count = ?, started_at = ?, ended_at = ? WHERE id = ?",
-        (count, min(known) if known else None, last_ts if last_ts is not None else started,
-         session),
+        (
+            count,
+            min(known) if known else None,
+            last_ts if last_ts is not None else started,
+            session,
+        ),
     )
     if rank < TITLE_FIRST_PROMPT:
         first = db.execute(

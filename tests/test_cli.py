@@ -1,0 +1,193 @@
+"""The command line's contract: JSON shapes (SPEC §9), exit codes, prefixes, raw transcripts."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from clihelp import call, call_json, run
+
+VIEWER = "claude/claude-code-viewer/sample-project"
+SESSION = "5c0375b4-57a5-4f26-b12d-d022ee4e51b7"
+
+
+@pytest.fixture
+def indexed(transcripts: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    """The claude-code-viewer project, copied so tests may delete transcripts."""
+    project = tmp_path / "projects" / "-path-to-Demo"
+    shutil.copytree(transcripts / VIEWER, project)
+    code, _, err = call(capsys, "ingest", "--agent", "claude", str(project))
+    assert code == 0, err
+    return project
+
+
+def test_search_json_contract(indexed: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = call_json(capsys, "search", "slash command")
+    assert set(out) == {"query", "found", "results", "errors"}
+    assert out["query"] == "slash command" and out["errors"] == []
+    assert out["found"] == len(out["results"]) > 0
+    for r in out["results"]:
+        assert set(r) >= {
+            "session_id",
+            "agent",
+            "project",
+            "computer",
+            "title",
+            "date",
+            "score",
+            "snippet",
+            "source",
+            "message_index",
+        }
+        assert r["agent"] == "claude" and r["computer"] == "testbox"
+        assert r["source"] == "session" and isinstance(r["score"], float)
+        assert r["date"] is None or r["date"].endswith("+00:00")
+        assert "\x02" not in r["snippet"] and "\x03" not in r["snippet"]
+
+
+def test_message_index_points_at_the_matching_message(
+    indexed: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    hit = call_json(capsys, "search", "slash command")["results"][0]
+    shown = call_json(capsys, "show", hit["session_id"])
+    text = shown["messages"][hit["message_index"]]["text"].lower()
+    assert "slash" in text or "command" in text
+
+
+def test_show_json_contract_and_prefix(indexed: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    full = call_json(capsys, "show", SESSION)
+    assert set(full) >= {
+        "session_id",
+        "agent",
+        "project",
+        "computer",
+        "title",
+        "started_at",
+        "ended_at",
+        "transcript_path",
+        "messages",
+    }
+    assert full["session_id"] == SESSION and full["project"] == "/path/to/Demo"
+    assert full["messages"] and all(
+        set(m) == {"role", "text", "timestamp"} for m in full["messages"]
+    )
+    assert {m["role"] for m in full["messages"]} == {"user", "assistant"}
+    assert call_json(capsys, "show", SESSION[:8]) == full
+
+
+def test_show_unknown_and_ambiguous(indexed: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = call(capsys, "show", "zzzz-no-such")
+    assert code == 1 and out == "" and "no session" in err
+    assert err.count("\n") == 1
+
+
+def test_show_raw_prints_the_transcript_and_survives_its_deletion(
+    indexed: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = indexed / f"{SESSION}.jsonl"
+    before = call_json(capsys, "show", SESSION)
+    assert before["messages"]
+    proc = run("show", SESSION, "--raw")
+    assert proc.returncode == 0 and proc.stdout == path.read_bytes()
+    path.unlink()
+    code, _, err = call(capsys, "show", SESSION, "--raw")
+    assert code == 1 and "gone" in err
+    # The mirror outlives the transcript, through sync too.
+    call(capsys, "sync", "--quiet")
+    assert call_json(capsys, "show", SESSION) == before
+    assert call_json(capsys, "search", "slash command")["found"] > 0
+
+
+def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert call(capsys, "search", "x", "--limit", "0")[0] == 2
+    assert call(capsys, "search", "x", "--since", "last tuesday-ish")[0] == 2
+    assert call(capsys, "search")[0] == 2
+    assert call(capsys, "ingest")[0] == 2
+    assert call(capsys, "ingest", "--agent", "nope", "/")[0] == 2
+    assert call(capsys, "frobnicate")[0] == 2
+    code, _, err = call(capsys, "sync", "--agent", "vim")
+    assert code == 2 and "unknown agent" in err
+
+
+def test_ingest_missing_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, _, err = call(capsys, "ingest", "--agent", "claude", str(tmp_path / "nope.jsonl"))
+    assert code == 1 and "no such file" in err
+
+
+def test_no_results_is_not_a_crash(indexed: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = call(capsys, "search", "xylophoneqqq")
+    assert code == 1 and "No results" in out
+    assert call_json(capsys, "search", "xylophoneqqq")["found"] == 0
+
+
+def test_filters(indexed: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert call_json(capsys, "search", "command", "--agent", "codex")["found"] == 0
+    assert call_json(capsys, "search", "command", "--agent", "claude")["found"] > 0
+    assert call_json(capsys, "search", "command", "--project", "Demo")["found"] > 0
+    assert call_json(capsys, "search", "command", "--project", "elsewhere")["found"] == 0
+    assert call_json(capsys, "search", "command", "--since", "2000-01-01")["found"] > 0
+    assert call_json(capsys, "search", "command", "--until", "2001-01-01")["found"] == 0
+    assert call_json(capsys, "search", "command", "--since", "1d")["found"] == 0
+
+
+def test_status_reports_core_and_counts(indexed: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from recall import _accel
+
+    out = call_json(capsys, "status")
+    assert out["core"] == _accel.IMPL
+    assert out["index"]["sessions"] >= 2 and out["index"]["messages"] > 10
+    code, text, _ = call(capsys, "status")
+    assert code == 0 and f"core: {_accel.IMPL}" in text
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = call(capsys, "--version")
+    assert code == 0 and out.startswith("recall 0.1.0")
+
+
+def test_demo_runs_without_touching_the_users_index(
+    recall_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = call(capsys, "demo")
+    assert code == 0, err
+    assert ("backoff" in out and "polars" in out.lower()) or "dataframe" in out
+    assert "3 sessions" in out
+    assert not (recall_home / "recall.db").exists()
+
+
+def test_import_jsonl_from_stdin_is_idempotent(capsys: pytest.CaptureFixture[str]) -> None:
+    lines = [
+        {
+            "session": "s1",
+            "role": "user",
+            "text": "Which queue did we pick?",
+            "timestamp": "2026-01-01T10:00:00Z",
+            "project": "/srv/app",
+            "title": "Queue choice",
+        },
+        {
+            "session": "s1",
+            "role": "assistant",
+            "text": "We picked NATS JetStream.",
+            "timestamp": "2026-01-01T10:00:05Z",
+        },
+        {"session": "s2", "role": "user", "text": "hello", "agent": "chatgpt"},
+        {"session": "s3", "role": "narrator", "text": "bad role"},
+    ]
+    data = "\n".join(json.dumps(x) for x in lines).encode() + b"\n{broken\n"
+    for _ in range(2):
+        proc = run("ingest", "--format", "jsonl", "-", stdin=data)
+        assert proc.returncode == 0, proc.stderr
+        assert b"2 sessions" in proc.stdout and b"broken JSON" in proc.stdout
+    shown = call_json(capsys, "show", "s1")
+    assert shown["title"] == "Queue choice" and shown["project"] == "/srv/app"
+    assert [m["text"] for m in shown["messages"]] == [
+        "Which queue did we pick?",
+        "We picked NATS JetStream.",
+    ]
+    assert call_json(capsys, "show", "s2")["agent"] == "chatgpt"
+    hits = call_json(capsys, "search", "JetStream")["results"]
+    assert [h["session_id"] for h in hits] == ["s1"]
