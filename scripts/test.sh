@@ -24,7 +24,7 @@ step "linters"
 "$PY" -m ruff check python tests bench
 "$PY" -m ruff format --check python tests bench
 "$PY" -m mypy
-"$PY" -m mypy.stubtest recall._core --allowlist .ci/stubtest-allowlist
+"$PY" -m mypy.stubtest recall._core
 cargo fmt --check
 cargo clippy --quiet --all-targets --features python -- -D warnings
 echo "all checks passed"

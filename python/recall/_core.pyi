@@ -5,6 +5,8 @@ expose exactly these names with exactly these semantics; `recall._accel`
 picks one. Parity tests run every fixture through both.
 """
 
+__all__ = ["__version__", "strip_reminders"]
+
 __version__: str
 
 def strip_reminders(text: str) -> str:

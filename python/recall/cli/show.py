@@ -10,6 +10,7 @@ from typing import Any
 def add_parser(subs: Any) -> None:
     p = subs.add_parser("show", help="print one session's conversation")
     p.add_argument("session", help="a session id or a unique prefix of one")
+    p.add_argument("--agent", metavar="A", help="the agent, when ids of two agents collide")
     p.add_argument("--raw", action="store_true", help="print the original transcript file")
     p.add_argument("--json", action="store_true", help="machine-readable output (SPEC §9)")
     p.set_defaults(run=run)
@@ -22,7 +23,7 @@ def run(args: argparse.Namespace) -> int:
     from recall.store.queries import load_mirror, resolve_session
 
     with open_reader() as store:
-        mirror = load_mirror(store.conn, resolve_session(store.conn, args.session))
+        mirror = load_mirror(store.conn, resolve_session(store.conn, args.session, args.agent))
     if args.raw:
         path = mirror.transcript_path
         if not path:

@@ -32,7 +32,7 @@ def m001_initial(db: sqlite3.Connection) -> None:
         f"""
         CREATE TABLE sessions (
             id INTEGER PRIMARY KEY,
-            session_id TEXT NOT NULL UNIQUE,
+            session_id TEXT NOT NULL,
             agent TEXT NOT NULL,
             computer TEXT NOT NULL,
             project TEXT,
@@ -44,7 +44,8 @@ def m001_initial(db: sqlite3.Connection) -> None:
             message_count INTEGER NOT NULL DEFAULT 0,
             transcript_path TEXT,
             metadata TEXT NOT NULL DEFAULT '{{}}',
-            updated_at REAL NOT NULL
+            updated_at REAL NOT NULL,
+            UNIQUE (session_id, agent)
         );
         CREATE INDEX sessions_agent ON sessions(agent);
         CREATE INDEX sessions_parent ON sessions(parent_session_id);

@@ -34,19 +34,26 @@ class Mirror(msgspec.Struct):
     metadata: dict[str, Any] = msgspec.field(default_factory=dict)
 
 
-def resolve_session(db: sqlite3.Connection, ref: str) -> int:
-    """The rowid of the session `ref` names: an exact id or a unique prefix."""
+def resolve_session(db: sqlite3.Connection, ref: str, agent: str | None = None) -> int:
+    """The rowid of the session `ref` names: an exact id or a unique prefix (of `agent`'s)."""
     ref = ref.strip()
     if not ref:
         raise UsageError("empty session id")
-    row = db.execute("SELECT id FROM sessions WHERE session_id = ?", (ref,)).fetchone()
-    if row:
-        return int(row[0])
+    only = " AND agent = ?" if agent else ""
+    extra = (agent,) if agent else ()
+    exact = db.execute(
+        f"SELECT id, agent FROM sessions WHERE session_id = ?{only}", (ref, *extra)
+    ).fetchall()
+    if len(exact) == 1:
+        return int(exact[0][0])
+    if exact:
+        agents = ", ".join(sorted(r[1] for r in exact))
+        raise UsageError(f"{ref!r} names sessions of several agents ({agents}); add --agent")
     escaped = ref.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     rows = db.execute(
         "SELECT id, session_id, parent_session_id FROM sessions"
-        " WHERE session_id LIKE ? ESCAPE '\\' ORDER BY session_id LIMIT 20",
-        (escaped + "%",),
+        f" WHERE session_id LIKE ? ESCAPE '\\'{only} ORDER BY session_id LIMIT 20",
+        (escaped + "%", *extra),
     ).fetchall()
     if not rows:
         raise NotFoundError(f"no session matches {ref!r}")
@@ -77,8 +84,9 @@ def load_mirror(db: sqlite3.Connection, rowid: int) -> Mirror:
     subagents = [
         r[0]
         for r in db.execute(
-            "SELECT session_id FROM sessions WHERE parent_session_id = ? ORDER BY started_at",
-            (row[0],),
+            "SELECT session_id FROM sessions WHERE parent_session_id = ? AND agent = ?"
+            " ORDER BY started_at",
+            (row[0], row[1]),
         )
     ]
     return Mirror(

@@ -99,7 +99,8 @@ def _upsert_session(
     info = _clean_info(info)
     now = time.time()
     row = db.execute(
-        "SELECT id, title_rank, metadata FROM sessions WHERE session_id = ?", (info.session_id,)
+        "SELECT id, title_rank, metadata FROM sessions WHERE session_id = ? AND agent = ?",
+        (info.session_id, info.agent),
     ).fetchone()
     if row is None:
         cur = db.execute(
