@@ -46,7 +46,7 @@ def apply(store: Store, parts: list[SessionPart]) -> None:
         for key in part.rewinds:
             if key in msgs:
                 keys = list(msgs)
-                for k in keys[keys.index(key):]:
+                for k in keys[keys.index(key) :]:
                     del msgs[k]
         for m in part.messages:
             msgs[m.key] = (m.role, m.text, m.timestamp)
@@ -104,8 +104,11 @@ def test_large_envelope_session(transcripts: Path) -> None:
     assert info.project == "/tmp/large"
     assert info.metadata["model"] == "gpt-5.2"
     assert info.metadata["agent_version"] == "0.106.0"
-    expected = [("user", "Start"), ("assistant", "Acknowledged."),
-                ("assistant", "Captured multiline output.")]
+    expected = [
+        ("user", "Start"),
+        ("assistant", "Acknowledged."),
+        ("assistant", "Captured multiline output."),
+    ]
     for n in range(1, 6):
         expected += [("user", f"Step {n}"), ("assistant", "Ok")]
     assert pairs(parsed) == expected  # "Start" once, although event_msg logged it too
@@ -113,7 +116,9 @@ def test_large_envelope_session(transcripts: Path) -> None:
     assert "environment_context" not in texts and "/tmp/large" not in texts
     assert "line1" not in texts  # tool output
     assert [m.timestamp for m in parsed.parts[0].messages][:2] == [
-        "2025-12-18T10:00:01.000Z", "2025-12-18T10:00:02.000Z"]
+        "2025-12-18T10:00:01.000Z",
+        "2025-12-18T10:00:02.000Z",
+    ]
 
 
 def test_schema_drift_flat_records(transcripts: Path) -> None:
@@ -127,8 +132,11 @@ def test_schema_drift_flat_records(transcripts: Path) -> None:
 
 @pytest.mark.parametrize(
     "rel",
-    ["agent-sessions/codex_052_raw.jsonl", "agent-sessions/codex_053_rate_limit.jsonl",
-     "ccusage/session-alpha.jsonl"],
+    [
+        "agent-sessions/codex_052_raw.jsonl",
+        "agent-sessions/codex_053_rate_limit.jsonl",
+        "ccusage/session-alpha.jsonl",
+    ],
 )
 def test_usage_only_rollouts_have_no_conversation(transcripts: Path, rel: str) -> None:
     path = fixture(transcripts, rel)
@@ -142,8 +150,10 @@ def test_agentsview_payload_without_message_type(transcripts: Path) -> None:
     parsed = parse(fixture(transcripts, "agentsview/standard_session.jsonl"))
     info = parsed.parts[0].info
     assert (info.session_id, info.project) == ("abc-123", "/Users/alice/code/my-api")
-    assert pairs(parsed) == [("user", "Add rate limiting"),
-                             ("assistant", "I'll add rate limiting to the API.")]
+    assert pairs(parsed) == [
+        ("user", "Add rate limiting"),
+        ("assistant", "I'll add rate limiting to the API."),
+    ]
 
 
 def test_malformed_rollout_keeps_the_good_lines(transcripts: Path) -> None:
@@ -157,9 +167,12 @@ def test_malformed_rollout_keeps_the_good_lines(transcripts: Path) -> None:
 
 
 JSONL_FIXTURES = [
-    "agent-sessions/small.jsonl", "agent-sessions/large.jsonl",
-    "agent-sessions/schema_drift.jsonl", "agent-sessions/codex_052_raw.jsonl",
-    "agent-sessions/codex_053_rate_limit.jsonl", "ccusage/session-alpha.jsonl",
+    "agent-sessions/small.jsonl",
+    "agent-sessions/large.jsonl",
+    "agent-sessions/schema_drift.jsonl",
+    "agent-sessions/codex_052_raw.jsonl",
+    "agent-sessions/codex_053_rate_limit.jsonl",
+    "ccusage/session-alpha.jsonl",
     "agentsview/standard_session.jsonl",
     "claude-code-log/malformed_rollout-66666666-6666-4666-8666-666666666666.jsonl",
 ]
@@ -221,16 +234,33 @@ def test_injected_context_developer_and_reminders_are_dropped(tmp_path: Path) ->
     data = lines(
         META,
         msg("developer", "<permissions instructions>sandboxed</permissions instructions>"),
-        msg("user", "# AGENTS.md instructions for /home/u/proj\n\n<INSTRUCTIONS>x</INSTRUCTIONS>",
-            "<environment_context><cwd>/home/u/proj</cwd></environment_context>"),
-        msg("user", "  <user_instructions>be terse</user_instructions>",
-            "Why is the build red?<system-reminder>secret hint</system-reminder>"),
-        env("response_item", {"type": "reasoning", "summary": [
-            {"type": "summary_text", "text": "thinking hard"}]}),
-        env("response_item", {"type": "function_call", "name": "shell",
-                              "arguments": "{\"cmd\":\"make\"}", "call_id": "c1"}),
-        env("response_item", {"type": "function_call_output", "call_id": "c1",
-                              "output": "error: missing semicolon"}),
+        msg(
+            "user",
+            "# AGENTS.md instructions for /home/u/proj\n\n<INSTRUCTIONS>x</INSTRUCTIONS>",
+            "<environment_context><cwd>/home/u/proj</cwd></environment_context>",
+        ),
+        msg(
+            "user",
+            "  <user_instructions>be terse</user_instructions>",
+            "Why is the build red?<system-reminder>secret hint</system-reminder>",
+        ),
+        env(
+            "response_item",
+            {"type": "reasoning", "summary": [{"type": "summary_text", "text": "thinking hard"}]},
+        ),
+        env(
+            "response_item",
+            {
+                "type": "function_call",
+                "name": "shell",
+                "arguments": '{"cmd":"make"}',
+                "call_id": "c1",
+            },
+        ),
+        env(
+            "response_item",
+            {"type": "function_call_output", "call_id": "c1", "output": "error: missing semicolon"},
+        ),
         msg("assistant", "A missing semicolon.", "Fixed it.", item="output_text"),
         msg("user", "<turn_aborted>interrupted</turn_aborted>"),
         msg("user", "<skill>\n<name>x</name>\n</skill>"),
@@ -255,9 +285,12 @@ def test_message_key_is_session_and_line_offset(tmp_path: Path) -> None:
     parsed = CODEX.parse(tmp_path / NAME, data, 0, {})
     assert parsed.parts[0].messages[0].key == f"{SID}@{len(META) + 1}"
     # Resuming at that offset gives the same key.
-    again = CODEX.parse(tmp_path / NAME, data[len(META) + 1:], len(META) + 1,
-                        json.loads(json.dumps(CODEX.parse(tmp_path / NAME, data[:len(META) + 1],
-                                                          0, {}).state)))
+    again = CODEX.parse(
+        tmp_path / NAME,
+        data[len(META) + 1 :],
+        len(META) + 1,
+        json.loads(json.dumps(CODEX.parse(tmp_path / NAME, data[: len(META) + 1], 0, {}).state)),
+    )
     assert again.parts[0].messages[0].key == f"{SID}@{len(META) + 1}"
 
 
@@ -269,14 +302,27 @@ def test_event_twins_and_repeats_appear_once(tmp_path: Path) -> None:
         msg("assistant", "Renamed.", item="output_text"),
         env("event_msg", {"type": "agent_message", "message": "Renamed."}),
         msg("assistant", "Renamed.", item="output_text"),  # an identical repeat
-        env("compacted", {"message": "", "replacement_history": [
-            {"type": "message", "role": "user", "content": [
-                {"type": "input_text", "text": "Rename the module"}]}]}),
+        env(
+            "compacted",
+            {
+                "message": "",
+                "replacement_history": [
+                    {
+                        "type": "message",
+                        "role": "user",
+                        "content": [{"type": "input_text", "text": "Rename the module"}],
+                    }
+                ],
+            },
+        ),
         msg("user", "Thanks"),
     )
     parsed = parse(tmp_path / NAME, data)
-    assert pairs(parsed) == [("user", "Rename the module"), ("assistant", "Renamed."),
-                             ("user", "Thanks")]
+    assert pairs(parsed) == [
+        ("user", "Rename the module"),
+        ("assistant", "Renamed."),
+        ("user", "Thanks"),
+    ]
 
 
 def test_event_fallback_is_replaced_when_message_items_arrive(tmp_path: Path) -> None:
@@ -295,21 +341,46 @@ def test_event_fallback_is_replaced_when_message_items_arrive(tmp_path: Path) ->
     apply(whole, parse(path, data).parts)
     assert store == whole
     assert [v[:2] for v in store[SID].values()] == [
-        ("user", "Plan the migration"), ("assistant", "Step one: back up.")]
+        ("user", "Plan the migration"),
+        ("assistant", "Step one: back up."),
+    ]
 
 
 def test_legacy_rollout_format(tmp_path: Path) -> None:
     data = lines(
-        json.dumps({"id": SID, "timestamp": "2025-08-20T09:00:00Z", "instructions": "be nice",
-                    "git": {"branch": "feature/x", "commit_hash": "abc"}}),
+        json.dumps(
+            {
+                "id": SID,
+                "timestamp": "2025-08-20T09:00:00Z",
+                "instructions": "be nice",
+                "git": {"branch": "feature/x", "commit_hash": "abc"},
+            }
+        ),
         json.dumps({"record_type": "state"}),
-        json.dumps({"type": "message", "role": "user", "content": [
-            {"type": "input_text", "text": "<environment_context>cwd</environment_context>"}]}),
-        json.dumps({"type": "message", "role": "user", "content": [
-            {"type": "input_text", "text": "Port this to Rust"}]}),
+        json.dumps(
+            {
+                "type": "message",
+                "role": "user",
+                "content": [
+                    {"type": "input_text", "text": "<environment_context>cwd</environment_context>"}
+                ],
+            }
+        ),
+        json.dumps(
+            {
+                "type": "message",
+                "role": "user",
+                "content": [{"type": "input_text", "text": "Port this to Rust"}],
+            }
+        ),
         json.dumps({"type": "reasoning", "summary": []}),
-        json.dumps({"type": "message", "role": "assistant", "content": [
-            {"type": "output_text", "text": "Starting with the parser."}]}),
+        json.dumps(
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": "Starting with the parser."}],
+            }
+        ),
         json.dumps({"record_type": "state"}),
     )
     parsed = parse(tmp_path / "rollout-2025-08-20T09-00-00-zzz.jsonl", data)
@@ -317,8 +388,10 @@ def test_legacy_rollout_format(tmp_path: Path) -> None:
     assert info.session_id == SID
     assert info.metadata["git_branch"] == "feature/x"
     assert info.started_at == "2025-08-20T09:00:00Z"
-    assert pairs(parsed) == [("user", "Port this to Rust"),
-                             ("assistant", "Starting with the parser.")]
+    assert pairs(parsed) == [
+        ("user", "Port this to Rust"),
+        ("assistant", "Starting with the parser."),
+    ]
     assert parsed.skipped == {}
 
 
@@ -331,10 +404,16 @@ def test_session_id_from_file_name_and_stem(tmp_path: Path) -> None:
 def test_subagent_and_fork_metadata(tmp_path: Path) -> None:
     parent = "0199a0b1-0000-7000-8000-000000000001"
     data = lines(
-        env("session_meta", {
-            "id": SID, "forked_from_id": "0199a0b1-0000-7000-8000-00000000000f",
-            "source": {"subagent": {"thread_spawn": {"parent_thread_id": parent, "depth": 1}}},
-            "git": {"branch": "dev"}, "originator": "codex_exec"}),
+        env(
+            "session_meta",
+            {
+                "id": SID,
+                "forked_from_id": "0199a0b1-0000-7000-8000-00000000000f",
+                "source": {"subagent": {"thread_spawn": {"parent_thread_id": parent, "depth": 1}}},
+                "git": {"branch": "dev"},
+                "originator": "codex_exec",
+            },
+        ),
         env("session_meta", {"id": parent, "cwd": "/elsewhere"}),  # the parent's copied meta
         env("turn_context", {"cwd": "/home/u/proj", "model": "gpt-5-codex"}),
         msg("user", "Review the diff"),
@@ -344,12 +423,16 @@ def test_subagent_and_fork_metadata(tmp_path: Path) -> None:
     assert info.session_id == SID
     assert info.parent_session_id == parent
     assert info.project == "/home/u/proj"  # first meta has no cwd: turn_context's
-    assert info.metadata == {"forked_from": "0199a0b1-0000-7000-8000-00000000000f",
-                             "git_branch": "dev", "originator": "codex_exec",
-                             "model": "gpt-5-codex"}
+    assert info.metadata == {
+        "forked_from": "0199a0b1-0000-7000-8000-00000000000f",
+        "git_branch": "dev",
+        "originator": "codex_exec",
+        "model": "gpt-5-codex",
+    }
     assert (info.title, info.title_rank) == ("Diff review", TITLE_USER_GIVEN)
-    plain = lines(env("session_meta", {"id": SID, "source": {"subagent": "review"}}),
-                  msg("user", "Review"))
+    plain = lines(
+        env("session_meta", {"id": SID, "source": {"subagent": "review"}}), msg("user", "Review")
+    )
     assert parse(tmp_path / "y.jsonl", plain).parts[0].info.parent_session_id is None
 
 
@@ -361,18 +444,24 @@ def test_truncated_last_line_is_left_for_later(tmp_path: Path) -> None:
     assert pairs(parsed) == [("user", "first question")]
     assert parsed.offset == line_ends(full)[1]
     assert parsed.skipped == {}
-    rest = CODEX.parse(path, full[parsed.offset:], parsed.offset, parsed.state)
+    rest = CODEX.parse(path, full[parsed.offset :], parsed.offset, parsed.state)
     assert pairs(rest) == [("user", "second question")]
 
 
 @pytest.mark.parametrize(
     "data",
-    [b"", b"\n\n", b"\x00\xff\xfe\xfd garbage \x80\n", os.urandom(4096), b"[1, 2]\n\"s\"\n",
-     b"{\"type\": \"response_item\", \"payload\": [1]}\n",
-     b"{\"type\": \"response_item\", \"payload\": {\"type\": \"message\", \"role\": \"user\","
-     b" \"content\": 7}}\n",
-     b"{\"type\": [\"x\"], \"payload\": {}}\n{\"type\": \"brand_new_thing\"}\n",
-     b"{\"type\": \"event_msg\", \"payload\": {\"type\": \"user_message\", \"message\": 5}}\n"],
+    [
+        b"",
+        b"\n\n",
+        b"\x00\xff\xfe\xfd garbage \x80\n",
+        os.urandom(4096),
+        b'[1, 2]\n"s"\n',
+        b'{"type": "response_item", "payload": [1]}\n',
+        b'{"type": "response_item", "payload": {"type": "message", "role": "user",'
+        b' "content": 7}}\n',
+        b'{"type": ["x"], "payload": {}}\n{"type": "brand_new_thing"}\n',
+        b'{"type": "event_msg", "payload": {"type": "user_message", "message": 5}}\n',
+    ],
 )
 def test_garbage_never_raises(tmp_path: Path, data: bytes) -> None:
     parsed = CODEX.parse(tmp_path / NAME, data, 0, {})
@@ -401,8 +490,10 @@ def test_discover_and_default_roots(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     (home / "archived_sessions" / "rollout-old.jsonl").write_text(META + "\n")
     (home / "history.jsonl").write_text('{"text":"prompt"}\n')
     (day / "notes.txt").write_text("x")
-    assert list(CODEX.discover(home)) == [home / "archived_sessions" / "rollout-old.jsonl",
-                                          day / NAME]
+    assert list(CODEX.discover(home)) == [
+        home / "archived_sessions" / "rollout-old.jsonl",
+        day / NAME,
+    ]
     assert list(CODEX.discover(home / "sessions")) == [day / NAME]
     assert list(CODEX.discover(tmp_path / "nowhere")) == []
     monkeypatch.setenv("CODEX_HOME", str(home))

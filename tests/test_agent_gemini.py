@@ -43,7 +43,7 @@ def apply(store: Store, parts: list[SessionPart]) -> None:
         for key in part.rewinds:
             if key in msgs:
                 keys = list(msgs)
-                for k in keys[keys.index(key):]:
+                for k in keys[keys.index(key) :]:
                     del msgs[k]
         for m in part.messages:
             msgs[m.key] = (m.role, m.text, m.timestamp)
@@ -92,15 +92,20 @@ def test_jsonl_v040(transcripts: Path) -> None:
     assert info.metadata["model"] == "gemini-3-flash-preview"
     assert info.metadata["kind"] == "main"
     assert info.metadata["project_hash"] == (
-        "0b7dfb1274ee51b336813b17f2ddab1f56b6591f723e7314126bbd502c69e9c9")
+        "0b7dfb1274ee51b336813b17f2ddab1f56b6591f723e7314126bbd502c69e9c9"
+    )
     assert info.project is None  # never derived from the hash
     assert info.parent_session_id is None
     # The tool-call-only gemini record (empty content) and its tool output are not turns.
-    assert pairs(parsed) == [("user", "Say hello and list files."),
-                             ("assistant", "Hello! I listed the files.")]
+    assert pairs(parsed) == [
+        ("user", "Say hello and list files."),
+        ("assistant", "Hello! I listed the files."),
+    ]
     assert "AgentSessions" not in str(pairs(parsed))
-    assert [m.key for m in part.messages] == ["gemini_stage0_jsonl#g-user-1",
-                                              "gemini_stage0_jsonl#g-assistant-2"]
+    assert [m.key for m in part.messages] == [
+        "gemini_stage0_jsonl#g-user-1",
+        "gemini_stage0_jsonl#g-assistant-2",
+    ]
     assert part.messages[0].timestamp == "2026-04-29T21:39:33.155Z"
     assert not part.replace and part.rewinds == []
     assert parsed.offset == len(path.read_bytes())
@@ -134,8 +139,11 @@ def test_agentsview_standard_session(transcripts: Path) -> None:
     assert parsed.parts[0].info.metadata["project_hash"] == "abc123def456"
     assert parsed.parts[0].info.project is None
     assert pairs(parsed) == [
-        ("user", "Fix the login bug"), ("assistant", "Looking at the auth module..."),
-        ("user", "That looks right"), ("assistant", "Applied the fix.")]
+        ("user", "Fix the login bug"),
+        ("assistant", "Looking at the auth module..."),
+        ("user", "That looks right"),
+        ("assistant", "Applied the fix."),
+    ]
 
 
 def test_system_messages_only_give_nothing(transcripts: Path) -> None:
@@ -150,7 +158,8 @@ def test_thinking_is_dropped(transcripts: Path) -> None:
     assert parsed.parts[0].info.metadata["model"] == "gemini-2.5-pro"
     assert pairs(parsed) == [
         ("user", "Explain how this works"),
-        ("assistant", "Here is how it works: the system reads the config file on startup.")]
+        ("assistant", "Here is how it works: the system reads the config file on startup."),
+    ]
     assert "Planning response" not in str(pairs(parsed))
 
 
@@ -177,8 +186,12 @@ def test_chunked_fixture_matches_one_shot(transcripts: Path) -> None:
 
 
 def test_owns(transcripts: Path, tmp_path: Path) -> None:
-    for rel in ("agent-sessions/jsonl_v040.jsonl", "agent-sessions/small.json",
-                "agent-sessions/schema_drift.json", "agentsview/system_messages.json"):
+    for rel in (
+        "agent-sessions/jsonl_v040.jsonl",
+        "agent-sessions/small.json",
+        "agent-sessions/schema_drift.json",
+        "agentsview/system_messages.json",
+    ):
         assert GEMINI.owns(fixture(transcripts, rel)), rel
     other = tmp_path / "claude.jsonl"
     other.write_text('{"type":"user","sessionId":"s","message":{"content":"hi"}}\n')
@@ -193,18 +206,34 @@ def test_owns(transcripts: Path, tmp_path: Path) -> None:
 # --- hand-written records --------------------------------------------------------------
 
 SID = "7c0f5a3e-1b2c-4d5e-8f90-0123456789ab"
-META = {"sessionId": SID, "projectHash": "ab" * 32, "startTime": "2026-05-01T08:00:00.000Z",
-        "lastUpdated": "2026-05-01T08:00:00.000Z", "kind": "main"}
+META = {
+    "sessionId": SID,
+    "projectHash": "ab" * 32,
+    "startTime": "2026-05-01T08:00:00.000Z",
+    "lastUpdated": "2026-05-01T08:00:00.000Z",
+    "kind": "main",
+}
 
 
 def user(mid: str, text: str, **extra: Any) -> dict[str, Any]:
-    return {"id": mid, "timestamp": "2026-05-01T08:00:01.000Z", "type": "user",
-            "content": [{"text": text}], **extra}
+    return {
+        "id": mid,
+        "timestamp": "2026-05-01T08:00:01.000Z",
+        "type": "user",
+        "content": [{"text": text}],
+        **extra,
+    }
 
 
 def model(mid: str, text: str, **extra: Any) -> dict[str, Any]:
-    return {"id": mid, "timestamp": "2026-05-01T08:00:02.000Z", "type": "gemini",
-            "content": text, "model": "gemini-2.5-pro", **extra}
+    return {
+        "id": mid,
+        "timestamp": "2026-05-01T08:00:02.000Z",
+        "type": "gemini",
+        "content": text,
+        "model": "gemini-2.5-pro",
+        **extra,
+    }
 
 
 def jsonl(*records: dict[str, Any]) -> bytes:
@@ -220,37 +249,66 @@ def key(mid: str) -> str:
 
 
 def test_rewind_within_one_parse(tmp_path: Path) -> None:
-    data = jsonl(META, user("m1", "Pick a database"), model("m2", "Postgres."),
-                 user("m3", "Why not Mongo?"), model("m4", "Joins."),
-                 {"$rewindTo": "m3"}, user("m5", "Why Postgres?"), model("m6", "Transactions."))
+    data = jsonl(
+        META,
+        user("m1", "Pick a database"),
+        model("m2", "Postgres."),
+        user("m3", "Why not Mongo?"),
+        model("m4", "Joins."),
+        {"$rewindTo": "m3"},
+        user("m5", "Why Postgres?"),
+        model("m6", "Transactions."),
+    )
     parsed = parse(chat_path(tmp_path), data)
-    assert pairs(parsed) == [("user", "Pick a database"), ("assistant", "Postgres."),
-                             ("user", "Why Postgres?"), ("assistant", "Transactions.")]
+    assert pairs(parsed) == [
+        ("user", "Pick a database"),
+        ("assistant", "Postgres."),
+        ("user", "Why Postgres?"),
+        ("assistant", "Transactions."),
+    ]
     assert parsed.parts[0].rewinds == [] and not parsed.parts[0].replace
 
 
 def test_rewind_across_parses_goes_to_the_store(tmp_path: Path) -> None:
     path = chat_path(tmp_path)
-    data = jsonl(META, user("m1", "Pick a database"), model("m2", "Postgres."),
-                 user("m3", "Why not Mongo?"), model("m4", "Joins."),
-                 {"$rewindTo": "m3"}, user("m5", "Why Postgres?"))
+    data = jsonl(
+        META,
+        user("m1", "Pick a database"),
+        model("m2", "Postgres."),
+        user("m3", "Why not Mongo?"),
+        model("m4", "Joins."),
+        {"$rewindTo": "m3"},
+        user("m5", "Why Postgres?"),
+    )
     cut = line_ends(data)[4]
     first = GEMINI.parse(path, data[:cut], 0, {})
     second = GEMINI.parse(path, data[cut:], cut, json.loads(json.dumps(first.state)))
     assert second.parts[0].rewinds == [key("m3")]
     assert pairs(second) == [("user", "Why Postgres?")]
     store, _ = piecewise(path, data, [cut])
-    assert texts(store, SID) == [("user", "Pick a database"), ("assistant", "Postgres."),
-                                 ("user", "Why Postgres?")]
+    assert texts(store, SID) == [
+        ("user", "Pick a database"),
+        ("assistant", "Postgres."),
+        ("user", "Why Postgres?"),
+    ]
     assert store == one_shot(path, data)
 
 
 def test_rewind_to_a_dropped_record_cuts_at_the_next_kept_one(tmp_path: Path) -> None:
     path = chat_path(tmp_path)
-    data = jsonl(META, user("m1", "Run the tests"),
-                 {"id": "i1", "timestamp": "2026-05-01T08:00:03Z", "type": "info",
-                  "content": "Request cancelled."},
-                 model("m2", "All green."), {"$rewindTo": "i1"}, user("m3", "Run them again"))
+    data = jsonl(
+        META,
+        user("m1", "Run the tests"),
+        {
+            "id": "i1",
+            "timestamp": "2026-05-01T08:00:03Z",
+            "type": "info",
+            "content": "Request cancelled.",
+        },
+        model("m2", "All green."),
+        {"$rewindTo": "i1"},
+        user("m3", "Run them again"),
+    )
     cut = line_ends(data)[3]
     first = GEMINI.parse(path, data[:cut], 0, {})
     second = GEMINI.parse(path, data[cut:], cut, json.loads(json.dumps(first.state)))
@@ -262,13 +320,20 @@ def test_rewind_to_a_dropped_record_cuts_at_the_next_kept_one(tmp_path: Path) ->
 
 def test_reappended_id_keeps_its_place_and_last_copy_wins(tmp_path: Path) -> None:
     path = chat_path(tmp_path)
-    data = jsonl(META, user("m1", "Summarise the RFC"), model("m2", "Draft summary"),
-                 {"$set": {"lastUpdated": "2026-05-01T08:00:05Z"}},
-                 user("m3", "Shorter please"),
-                 model("m2", "Final summary", tokens={"input": 1, "output": 2}))
+    data = jsonl(
+        META,
+        user("m1", "Summarise the RFC"),
+        model("m2", "Draft summary"),
+        {"$set": {"lastUpdated": "2026-05-01T08:00:05Z"}},
+        user("m3", "Shorter please"),
+        model("m2", "Final summary", tokens={"input": 1, "output": 2}),
+    )
     parsed = parse(path, data)
-    assert pairs(parsed) == [("user", "Summarise the RFC"), ("assistant", "Final summary"),
-                             ("user", "Shorter please")]
+    assert pairs(parsed) == [
+        ("user", "Summarise the RFC"),
+        ("assistant", "Final summary"),
+        ("user", "Shorter please"),
+    ]
     assert [m.key for m in parsed.parts[0].messages] == [key("m1"), key("m2"), key("m3")]
     for cut in line_ends(data)[:-1]:
         store, _ = piecewise(path, data, [cut])
@@ -278,17 +343,29 @@ def test_reappended_id_keeps_its_place_and_last_copy_wins(tmp_path: Path) -> Non
 def test_checkpoint_merges_and_loses_nothing(tmp_path: Path) -> None:
     """Gemini writes `$set.messages` when it compresses a chat; the mirror keeps the discussion."""
     path = chat_path(tmp_path)
-    data = jsonl(META, user("m1", "Old question"), model("m2", "Old answer"),
-                 user("m3", "Keep this"),
-                 {"$set": {"messages": [user("m3", "Keep this"), model("m4", "Kept answer")],
-                           "summary": "Checkpointed chat"}},
-                 user("m5", "After the checkpoint"))
+    data = jsonl(
+        META,
+        user("m1", "Old question"),
+        model("m2", "Old answer"),
+        user("m3", "Keep this"),
+        {
+            "$set": {
+                "messages": [user("m3", "Keep this"), model("m4", "Kept answer")],
+                "summary": "Checkpointed chat",
+            }
+        },
+        user("m5", "After the checkpoint"),
+    )
     parsed = parse(path, data)
     part = parsed.parts[0]
     assert not part.replace
-    assert pairs(parsed) == [("user", "Old question"), ("assistant", "Old answer"),
-                             ("user", "Keep this"), ("assistant", "Kept answer"),
-                             ("user", "After the checkpoint")]
+    assert pairs(parsed) == [
+        ("user", "Old question"),
+        ("assistant", "Old answer"),
+        ("user", "Keep this"),
+        ("assistant", "Kept answer"),
+        ("user", "After the checkpoint"),
+    ]
     assert (part.info.title, part.info.title_rank) == ("Checkpointed chat", TITLE_AGENT_SUMMARY)
     for cut in line_ends(data)[:-1]:
         store, _ = piecewise(path, data, [cut])
@@ -307,27 +384,52 @@ def test_user_turn_filters(tmp_path: Path) -> None:
     data = jsonl(
         META,
         user("u1", "Fix @src/app.py", displayContent=[{"text": "Fix @src/app.py please"}]),
-        {"id": "u2", "type": "user", "content": [
-            {"functionResponse": {"id": "c1", "name": "ls", "response": {"output": "a.txt"}}}]},
+        {
+            "id": "u2",
+            "type": "user",
+            "content": [
+                {"functionResponse": {"id": "c1", "name": "ls", "response": {"output": "a.txt"}}}
+            ],
+        },
         user("u3", "/help"),
         user("u4", "?"),
         user("u5", "<session_context>\nThis is the Gemini CLI.\n</session_context>"),
-        {"id": "u6", "type": "user", "content": [
-            {"text": "Deploy it"}, {"text": "<hook_context>branch=main</hook_context>"}]},
+        {
+            "id": "u6",
+            "type": "user",
+            "content": [
+                {"text": "Deploy it"},
+                {"text": "<hook_context>branch=main</hook_context>"},
+            ],
+        },
         user("u7", "Why?<hook_context>x</hook_context>"),
         user("u8", "Explain <system-reminder>ignore</system-reminder>this"),
-        user("u9", "Read @a.py\n--- Content from referenced files ---\nContent from @a.py:\n"
-                   "print(1)\n--- End of content ---"),
-        {"id": "g1", "type": "gemini", "content": [
-            {"text": "Let me think", "thought": True}, {"text": "Done."},
-            {"functionCall": {"name": "ls", "args": {}}}]},
+        user(
+            "u9",
+            "Read @a.py\n--- Content from referenced files ---\nContent from @a.py:\n"
+            "print(1)\n--- End of content ---",
+        ),
+        {
+            "id": "g1",
+            "type": "gemini",
+            "content": [
+                {"text": "Let me think", "thought": True},
+                {"text": "Done."},
+                {"functionCall": {"name": "ls", "args": {}}},
+            ],
+        },
         {"id": "w1", "type": "warning", "content": "Slow"},
         {"id": "e1", "type": "error", "content": "Boom"},
     )
     parsed = parse(chat_path(tmp_path), data)
     assert pairs(parsed) == [
-        ("user", "Fix @src/app.py please"), ("user", "Deploy it"), ("user", "Why?"),
-        ("user", "Explain this"), ("user", "Read @a.py"), ("assistant", "Done.")]
+        ("user", "Fix @src/app.py please"),
+        ("user", "Deploy it"),
+        ("user", "Why?"),
+        ("user", "Explain this"),
+        ("user", "Read @a.py"),
+        ("assistant", "Done."),
+    ]
     assert parsed.skipped == {}
 
 
@@ -336,8 +438,12 @@ def test_subagent_file_and_project_sources(tmp_path: Path) -> None:
     parent_sid = "11111111-2222-4333-8444-555555555555"
     sub = tmp / "myproj" / "chats" / parent_sid / f"{SID}.jsonl"
     sub.parent.mkdir(parents=True)
-    sub.write_bytes(jsonl({**META, "kind": "subagent", "directories": ["/work/myproj"]},
-                          user("m1", "Find the bug")))
+    sub.write_bytes(
+        jsonl(
+            {**META, "kind": "subagent", "directories": ["/work/myproj"]},
+            user("m1", "Find the bug"),
+        )
+    )
     info = parse(sub).parts[0].info
     assert info.parent_session_id == parent_sid
     assert info.metadata["kind"] == "subagent"
@@ -355,7 +461,8 @@ def test_subagent_file_and_project_sources(tmp_path: Path) -> None:
     legacy.write_text(json.dumps({**META, "projectHash": digest, "messages": [user("m1", "x")]}))
     assert parse(legacy).parts[0].info.project is None
     (tmp_path / ".gemini" / "projects.json").write_text(
-        json.dumps({"projects": {"/work/other": "other"}}))
+        json.dumps({"projects": {"/work/other": "other"}})
+    )
     assert parse(legacy).parts[0].info.project == "/work/other"
 
 
@@ -367,8 +474,12 @@ def test_discover_prefers_migrated_jsonl(tmp_path: Path, monkeypatch: pytest.Mon
         (chats / name).write_text("{}\n")
     (chats / "parent-sid" / "child.jsonl").write_text("{}\n")
     (tmp / "proj" / "logs.json").write_text("[]")
-    expected = [chats / "parent-sid" / "child.jsonl", chats / "session-a.jsonl",
-                chats / "session-b.json", chats / "session-c.jsonl"]
+    expected = [
+        chats / "parent-sid" / "child.jsonl",
+        chats / "session-a.jsonl",
+        chats / "session-b.json",
+        chats / "session-c.jsonl",
+    ]
     assert list(GEMINI.discover(tmp)) == expected
     assert list(GEMINI.discover(tmp_path / ".gemini")) == expected
     assert list(GEMINI.discover(tmp_path / "nowhere")) == []
@@ -387,15 +498,21 @@ def test_truncated_last_line_is_left_for_later(tmp_path: Path) -> None:
     assert pairs(parsed) == [("user", "first")]
     assert parsed.offset == line_ends(full)[1]
     assert parsed.skipped == {}
-    rest = GEMINI.parse(path, full[parsed.offset:], parsed.offset, parsed.state)
+    rest = GEMINI.parse(path, full[parsed.offset :], parsed.offset, parsed.state)
     assert pairs(rest) == [("user", "second")]
 
 
 @pytest.mark.parametrize(
     "data",
-    [b"", b"\n", b"\x00\xff\xfe garbage\x80\n", os.urandom(4096), b"[1]\n\"x\"\n",
-     b'{"$set": 5}\n{"$rewindTo": 3}\n{"id": "x", "type": ["user"]}\n',
-     b'{"id": "x", "type": "user", "content": {"weird": true}}\n{"messages": [1, 2]}\n'],
+    [
+        b"",
+        b"\n",
+        b"\x00\xff\xfe garbage\x80\n",
+        os.urandom(4096),
+        b'[1]\n"x"\n',
+        b'{"$set": 5}\n{"$rewindTo": 3}\n{"id": "x", "type": ["user"]}\n',
+        b'{"id": "x", "type": "user", "content": {"weird": true}}\n{"messages": [1, 2]}\n',
+    ],
 )
 def test_garbage_jsonl_never_raises(tmp_path: Path, data: bytes) -> None:
     parsed = GEMINI.parse(chat_path(tmp_path), data, 0, {})
@@ -405,9 +522,13 @@ def test_garbage_jsonl_never_raises(tmp_path: Path, data: bytes) -> None:
 
 @pytest.mark.parametrize(
     ("data", "reason"),
-    [(b"", SKIP_BROKEN), (b"{not json", SKIP_BROKEN), (b"[1, 2]", SKIP_BAD_SHAPE),
-     (b'{"messages": 3}', SKIP_BAD_SHAPE), (b'{"sessionId": "s", "messages": ["x"]}',
-                                            SKIP_BAD_SHAPE)],
+    [
+        (b"", SKIP_BROKEN),
+        (b"{not json", SKIP_BROKEN),
+        (b"[1, 2]", SKIP_BAD_SHAPE),
+        (b'{"messages": 3}', SKIP_BAD_SHAPE),
+        (b'{"sessionId": "s", "messages": ["x"]}', SKIP_BAD_SHAPE),
+    ],
 )
 def test_garbage_json_document_is_counted(tmp_path: Path, data: bytes, reason: str) -> None:
     parsed = GEMINI.parse(tmp_path / "session-x.json", data, 0, {})

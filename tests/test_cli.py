@@ -197,24 +197,21 @@ def test_every_command_is_documented_in_the_readme() -> None:
     import argparse
 
     from conftest import REPO
-
     from recall.cli import build_parser
 
     readme = (REPO / "README.md").read_text(encoding="utf-8")
-    subs = next(
-        a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)
-    )
+    subs = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
     for name in subs.choices:
         assert f"recall {name}" in readme, f"README does not mention `recall {name}`"
 
 
 def test_example_config_is_valid_when_uncommented(tmp_path: Path) -> None:
     import re
+    import tomllib
 
     import msgspec
-    import tomllib
-    from conftest import REPO
 
+    from conftest import REPO
     from recall.config import Config
 
     text = (REPO / "config.example.toml").read_text(encoding="utf-8")

@@ -32,6 +32,8 @@ CORES = [pytest.param(_pycore, id="python"), pytest.param(_core, id="rust", mark
         ("keep </system-reminder> stray", "keep </system-reminder> stray"),
         ("\u3000日本語のテキスト\x1f", "日本語のテキスト"),
         ("<SYSTEM-REMINDER>case</SYSTEM-REMINDER>", "<SYSTEM-REMINDER>case</SYSTEM-REMINDER>"),
+        ("cut emoji \ud83d here", "cut emoji \ufffd here"),
+        ("\udc00\ud83d\ude00<system-reminder>\ud800</system-reminder>", "\ufffd😀"),
     ],
 )
 def test_strip_reminders(core: object, text: str, expected: str) -> None:
@@ -60,7 +62,12 @@ pieces = st.sampled_from(
 
 
 @needs_rust
-@given(st.lists(st.one_of(pieces, st.text(max_size=8)), max_size=30).map("".join))
+@given(
+    st.lists(
+        st.one_of(pieces, st.text(max_size=8), st.text(st.characters(categories=["Cs"]))),
+        max_size=30,
+    ).map("".join)
+)
 def test_cores_agree_on_generated_text(text: str) -> None:
     assert _core.strip_reminders(text) == _pycore.strip_reminders(text)
 

@@ -14,5 +14,6 @@ def strip_reminders(text: str) -> str:
 
     Spans are matched non-greedily; an opening tag with no closing tag removes
     the rest of the text. The result is trimmed of the characters
-    `str.strip()` removes.
+    `str.strip()` removes. Each lone surrogate (half an emoji escaped in
+    JSON) becomes U+FFFD first, since such text cannot be UTF-8.
     """

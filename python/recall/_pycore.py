@@ -1,12 +1,14 @@
 """Pure-Python twin of `recall._core`: same names, same results (see `_core.pyi`)."""
 
 from recall import __version__
+from recall.textutil import scrub
 
 _OPEN = "<system-reminder>"
 _CLOSE = "</system-reminder>"
 
 
 def strip_reminders(text: str) -> str:
+    text = scrub(text)
     if _OPEN not in text:
         return text.strip()
     out: list[str] = []

@@ -18,14 +18,13 @@ _TOKEN = re.compile(r'(-?)"([^"]*)"?|(\S+)')
 # letters, digits and a few marks); a term made only of them matches nothing.
 _WORDISH = re.compile(r"\w", re.UNICODE)
 # Words too common to rank by: dropped only from the any-word fallback query.
-STOPWORDS = frozenset(  # noqa: SIM905 - a word list reads better as prose
-    (
-        "a an and are as at be but by can could did do does for from had has have how i if in "
-        "into is it its me my no not of on or our so that the their them then there these they "
-        "this to us was we were what when where which who why will with would you your about "
-        "should"
-    ).split()
+_STOPWORDS = (
+    "a an and are as at be but by can could did do does for from had has have how i if in "
+    "into is it its me my no not of on or our so that the their them then there these they "
+    "this to us was we were what when where which who why will with would you your about "
+    "should"
 )
+STOPWORDS = frozenset(_STOPWORDS.split())
 
 
 class Term(msgspec.Struct, frozen=True):

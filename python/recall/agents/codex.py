@@ -42,10 +42,21 @@ _IGNORED = {
 }
 # ResponseItem kinds, which legacy rollouts write at the top level without an envelope.
 _ITEM_TYPES = {
-    "message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
-    "custom_tool_call_output", "local_shell_call", "web_search_call", "tool_search_call",
-    "tool_search_output", "image_generation_call", "agent_message", "compaction",
-    "ghost_snapshot", "other",
+    "message",
+    "reasoning",
+    "function_call",
+    "function_call_output",
+    "custom_tool_call",
+    "custom_tool_call_output",
+    "local_shell_call",
+    "web_search_call",
+    "tool_search_call",
+    "tool_search_output",
+    "image_generation_call",
+    "agent_message",
+    "compaction",
+    "ghost_snapshot",
+    "other",
 }
 _TEXT_ITEMS = {"input_text", "output_text", "text"}
 _ROLES = {USER: USER, ASSISTANT: ASSISTANT}

@@ -84,9 +84,7 @@ def _part_texts(parts: list[Any]) -> list[str]:
 
 
 def _only_tool_responses(parts: list[Any]) -> bool:
-    return bool(parts) and all(
-        isinstance(p, dict) and "functionResponse" in p for p in parts
-    )
+    return bool(parts) and all(isinstance(p, dict) and "functionResponse" in p for p in parts)
 
 
 def user_text(record: dict[str, Any]) -> str:
@@ -126,8 +124,10 @@ def _project_from_disk(path: Path, project_hash: str | None) -> str | None:
         projects = json.loads(registry.read_text("utf-8")).get("projects")
         for root, slug in projects.items() if isinstance(projects, dict) else ():
             digest = hashlib.sha256(root.encode("utf-8")).hexdigest()
-            if slug == folder.name or folder.name in (digest, digest[:16]) or (
-                project_hash and len(project_hash) >= 16 and digest.startswith(project_hash)
+            if (
+                slug == folder.name
+                or folder.name in (digest, digest[:16])
+                or (project_hash and len(project_hash) >= 16 and digest.startswith(project_hash))
             ):
                 return str(root)
     except (OSError, ValueError, AttributeError):
@@ -356,8 +356,7 @@ class GeminiAdapter:
                 found.update(chats.glob("session-*.jsonl"))
                 found.update(chats.glob("*/*.jsonl"))
                 found.update(
-                    p for p in chats.glob("session-*.json")
-                    if not p.with_suffix(".jsonl").exists()
+                    p for p in chats.glob("session-*.json") if not p.with_suffix(".jsonl").exists()
                 )
         except OSError:
             pass

@@ -31,7 +31,11 @@ def add_parser(subs: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from recall.agents import ADAPTERS
     from recall.cli import main
+    from recall.config import computer_name
+    from recall.ingest import ingest_path
+    from recall.store import open_writer
 
     home = Path(tempfile.mkdtemp(prefix="recall-demo-"))
     previous = os.environ.get("RECALL_HOME")
@@ -40,12 +44,13 @@ def run(args: argparse.Namespace) -> int:
         samples = home / "transcripts"
         samples.mkdir()
         source = resources.files("recall") / "demo"
-        for name, agent in SAMPLES.items():
-            target = samples / name
-            target.write_bytes((source / name).read_bytes())
-            code = main(["ingest", "--agent", agent, str(target)])
-            if code:
-                return code
+        with open_writer() as store:
+            for name, agent in SAMPLES.items():
+                target = samples / name
+                target.write_bytes((source / name).read_bytes())
+                ingest_path(store, ADAPTERS[agent], target, computer_name())
+        agents = ", ".join(SAMPLES.values())
+        print(f"Indexed {len(SAMPLES)} sample sessions ({agents}) into a throwaway index.")
         for query in [" ".join(args.query)] if args.query else QUERIES:
             print(f"\n$ recall search {query!r} --limit 3")
             main(["search", query, "--limit", "3"])

@@ -10,6 +10,7 @@ from typing import Any
 import msgspec
 
 from recall.agents.base import shorten
+from recall.textutil import scrub
 from recall.timeutil import parse_iso
 from recall.types import TITLE_FIRST_PROMPT, USER, Message, SessionInfo, SessionPart
 
@@ -70,17 +71,8 @@ def write_mark(db: sqlite3.Connection, mark: TranscriptMark) -> None:
     )
 
 
-def storable(text: str) -> str:
-    """`text` with lone surrogates (from JSON escapes of cut emoji) made UTF-8-safe.
-
-    SQLite stores UTF-8 and Python refuses to encode a lone surrogate, so one
-    bad character would otherwise fail the whole transaction.
-    """
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "replace").decode("utf-8")
-    return text
+storable = scrub
+"""SQLite stores UTF-8: lone surrogates become U+FFFD rather than fail a transaction."""
 
 
 def _clean_info(info: SessionInfo) -> SessionInfo:

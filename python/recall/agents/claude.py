@@ -1,0 +1,349 @@
+"""Claude Code: `~/.claude/projects/<slug>/<session>.jsonl`, with its sub-agents.
+
+One file is one session. Sub-agents become child sessions of their parent,
+`<parent>:agent-<id>` (or `<parent>:sidechain` for 1.0.x inline sidechains
+without an agent id), whichever layout they were written in:
+
+- 2.1.x: `<project>/<parent>/subagents/[workflows/<wf>/]agent-<id>.jsonl`;
+- 2.0.x: `<project>/agent-<id>.jsonl`, whose lines carry the parent's `sessionId`;
+- 1.0.x: `isSidechain:true` lines inside the parent's own file.
+
+Only the natural conversation is kept (FORMATS.md §1, "Keep/drop rule"):
+`text` blocks of user and assistant lines that are neither `isMeta` nor
+`isCompactSummary`, with `<system-reminder>` spans and Claude's slash-command,
+local-command and bash-mode scaffolding taken out of user text.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from recall.agents.base import (
+    SKIP_BAD_SHAPE,
+    SKIP_UNKNOWN,
+    decode_json,
+    iter_json_lines,
+    text_of,
+)
+from recall.agents.claude_text import clean_user_text, text_pieces
+from recall.textutil import scrub
+from recall.types import (
+    ASSISTANT,
+    TITLE_AGENT_SUMMARY,
+    TITLE_USER_GIVEN,
+    USER,
+    Message,
+    Parsed,
+    SessionInfo,
+    SessionPart,
+)
+
+AGENT = "claude"
+SYNTHETIC_MODEL = "<synthetic>"
+"""The model of assistant lines Claude Code writes itself (API errors, "No response requested.")."""
+
+_TITLES = {
+    "custom-title": ("customTitle", TITLE_USER_GIVEN),
+    "ai-title": ("aiTitle", TITLE_AGENT_SUMMARY),
+    "summary": ("summary", TITLE_AGENT_SUMMARY),
+}
+
+_IGNORED = frozenset(
+    {
+        # documented in FORMATS.md §1
+        "system", "attachment", "progress", "file-history-snapshot", "queue-operation",
+        "last-prompt", "agent-name", "agent-setting", "permission-mode", "mode", "pr-link",
+        "bridge-session", "worktree-state", "frame-link",
+        # seen in real captures (agent-sessions' kitchen-sink fixture, schema drift)
+        "started", "result", "relocated", "atis-latch", "tool_use", "tool_result",
+    }
+)  # fmt: skip
+"""Entry types that are known and carry no conversation: ignored, not counted."""
+
+_META_LIMIT = 64 * 1024
+
+
+def _str(value: Any) -> str:
+    """A string field of a line, safe to store ('' when absent or not a string)."""
+    return scrub(text_of(value))
+
+
+def _layout(path: Path) -> tuple[str | None, str | None]:
+    """`(agent id, parent from the path)` of a sub-agent file; `(None, None)` for a session."""
+    stem = path.stem
+    if not stem.startswith("agent-"):
+        return None, None
+    agent_id = stem[len("agent-") :] or stem
+    for ancestor in list(path.parents)[:4]:
+        if ancestor.name == "subagents" and ancestor.parent.name:
+            return agent_id, ancestor.parent.name
+    return agent_id, None
+
+
+def _agent_type(path: Path) -> str:
+    """`agentType` from the `agent-<id>.meta.json` beside a 2.1.x sub-agent transcript."""
+    meta = path.with_name(path.stem + ".meta.json")
+    try:
+        with meta.open("rb") as fh:
+            doc = decode_json(fh.read(_META_LIMIT))
+    except (OSError, ValueError):
+        return ""
+    return _str(doc.get("agentType")) if isinstance(doc, dict) else ""
+
+
+class _Session:
+    """One session's share of a parse, being built."""
+
+    def __init__(self, session_id: str, parent: str | None) -> None:
+        self.info = SessionInfo(session_id=session_id, agent=AGENT, parent_session_id=parent)
+        self.messages: dict[str, Message] = {}
+
+    def title(self, text: str, rank: int) -> None:
+        if text and rank >= self.info.title_rank:
+            self.info.title = text
+            self.info.title_rank = rank
+
+    def part(self) -> SessionPart:
+        return SessionPart(info=self.info, messages=list(self.messages.values()))
+
+
+class _Reader:
+    """Reads one piece of one file; `state()` carries what the next piece needs.
+
+    Which session a line belongs to is settled by the first line that names a
+    `sessionId` (or, failing that, by the first turn, which then falls back to
+    the file name). A title seen before that waits in `pending`, so that any
+    newline-aligned split of a file gives the same sessions as one read.
+    """
+
+    def __init__(self, path: Path, state: dict[str, Any], parsed: Parsed) -> None:
+        self.path = path
+        self.stem = scrub(path.stem)
+        self.parsed = parsed
+        self.agent_id, fixed_parent = _layout(path)
+        self.sessions: dict[str, _Session] = {}
+        sid = state.get("sid")
+        self.sid: str | None = sid if isinstance(sid, str) and sid else None
+        self.decided = state.get("decided") is True
+        pending = state.get("pending")
+        self.pending: list[Any] | None = None
+        if isinstance(pending, list) and [type(v) for v in pending] == [str, int]:
+            self.pending = pending
+        done = state.get("proj")
+        projected = done if isinstance(done, list) else []
+        self.projected = {s for s in projected if isinstance(s, str)}
+        if fixed_parent is not None:
+            self.sid, self.decided = fixed_parent, True
+
+    def state(self) -> dict[str, Any]:
+        return {
+            "sid": self.sid,
+            "decided": self.decided,
+            "pending": self.pending,
+            "proj": sorted(self.projected),
+        }
+
+    def parts(self) -> list[SessionPart]:
+        return [s.part() for s in self.sessions.values()]
+
+    # --- which session -------------------------------------------------------
+
+    def _decide(self, obj: dict[str, Any]) -> None:
+        sid = _str(obj.get("sessionId"))
+        if sid and not (self.agent_id is not None and sid == self.stem):
+            self.sid = sid
+            self._settle()
+
+    def _settle(self) -> None:
+        self.decided = True
+        if self.pending is not None:
+            text, rank = self.pending
+            self.pending = None
+            self._own().title(text, rank)
+
+    def _session(self, session_id: str, parent: str | None) -> _Session:
+        session = self.sessions.get(session_id)
+        if session is None:
+            session = self.sessions[session_id] = _Session(session_id, parent)
+            if parent is not None and self.agent_id is not None:
+                agent_type = _agent_type(self.path)
+                if agent_type:
+                    session.info.metadata["agent_type"] = agent_type
+        return session
+
+    def _own(self) -> _Session:
+        """The session the whole file belongs to (a sub-agent file's child session)."""
+        if self.agent_id is None:
+            return self._session(self.sid or self.stem, None)
+        if self.sid is None:
+            return self._session(self.stem, None)
+        return self._session(f"{self.sid}:agent-{self.agent_id}", self.sid)
+
+    def _session_of(self, obj: dict[str, Any]) -> _Session:
+        if not self.decided:
+            self._settle()
+        if self.agent_id is None and obj.get("isSidechain") is True:
+            parent = self.sid or self.stem
+            agent_id = _str(obj.get("agentId"))
+            child = f"{parent}:agent-{agent_id}" if agent_id else f"{parent}:sidechain"
+            return self._session(child, parent)
+        return self._own()
+
+    # --- lines ---------------------------------------------------------------
+
+    def line(self, offset: int, obj: dict[str, Any]) -> None:
+        kind = obj.get("type")
+        if not isinstance(kind, str):
+            self.parsed.skip(SKIP_BAD_SHAPE)
+            return
+        if not self.decided:
+            self._decide(obj)
+        if kind in (USER, ASSISTANT):
+            self._turn(offset, kind, obj)
+        elif kind == "attachment":
+            self._queued(offset, obj)
+        elif kind in _TITLES:
+            field, rank = _TITLES[kind]
+            text = _str(obj.get(field)).strip()
+            if not text:
+                return
+            if self.decided:
+                self._own().title(text, rank)
+            elif self.pending is None or rank >= self.pending[1]:
+                self.pending = [text, rank]
+        elif kind not in _IGNORED:
+            self.parsed.skip(SKIP_UNKNOWN)
+
+    def _turn(self, offset: int, role: str, obj: dict[str, Any]) -> None:
+        if obj.get("isMeta") is True or obj.get("isCompactSummary") is True:
+            return
+        message = obj.get("message")
+        pieces = text_pieces(message.get("content")) if isinstance(message, dict) else None
+        if pieces is None or not isinstance(message, dict):
+            self.parsed.skip(SKIP_BAD_SHAPE)
+            return
+        session = self._session_of(obj)
+        model = _str(message.get("model"))
+        self._note(session, obj, model)
+        if role == ASSISTANT:
+            if model == SYNTHETIC_MODEL or obj.get("isApiErrorMessage") is True:
+                return
+            self._add(session, offset, role, obj, [p.strip() for p in pieces])
+        else:
+            self._add(session, offset, role, obj, [clean_user_text(p) for p in pieces])
+
+    def _queued(self, offset: int, obj: dict[str, Any]) -> None:
+        """A prompt sent while a turn ran and absorbed into it (2.1.x).
+
+        It is written only as a `queued_command` attachment, never as a user
+        line. Background-task news takes the same path, in another `commandMode`.
+        """
+        attachment = obj.get("attachment")
+        if not isinstance(attachment, dict) or attachment.get("type") != "queued_command":
+            return
+        mode = attachment.get("commandMode")
+        if attachment.get("isMeta") is True or mode not in (None, "prompt"):
+            return
+        pieces = text_pieces(attachment.get("prompt")) or []
+        texts = [clean_user_text(p) for p in pieces]
+        self._add(self._session_of(obj), offset, USER, obj, texts)
+
+    def _add(
+        self, session: _Session, offset: int, role: str, obj: dict[str, Any], texts: list[str]
+    ) -> None:
+        text = "\n\n".join(t for t in texts if t)
+        if not text:
+            return
+        key = _str(obj.get("uuid")) or f"{session.info.session_id}@{offset}"
+        session.messages[key] = Message(
+            key=key, role=role, text=text, timestamp=_str(obj.get("timestamp")) or None
+        )
+
+    def _note(self, session: _Session, obj: dict[str, Any], model: str) -> None:
+        info = session.info
+        cwd = _str(obj.get("cwd"))
+        if cwd and info.session_id not in self.projected:
+            # The first cwd: later ones follow the agent's `cd`s inside the project.
+            info.project = cwd
+            self.projected.add(info.session_id)
+        for field, name in (
+            ("gitBranch", "git_branch"),
+            ("version", "agent_version"),
+            ("entrypoint", "entrypoint"),
+        ):
+            value = _str(obj.get(field))
+            if value:
+                info.metadata[name] = value
+        if model and model != SYNTHETIC_MODEL and obj.get("type") == ASSISTANT:
+            info.metadata["model"] = model
+
+
+class ClaudeAdapter:
+    """Claude Code's JSONL transcripts (FORMATS.md §1)."""
+
+    name = AGENT
+    incremental = True
+
+    def default_roots(self) -> list[Path]:
+        configured = os.environ.get("CLAUDE_CONFIG_DIR", "")
+        dirs = [d.strip() for d in configured.split(",") if d.strip()]
+        if dirs:
+            return [Path(d).expanduser() / "projects" for d in dirs]
+        home = Path.home()
+        return [home / ".claude" / "projects", home / ".config" / "claude" / "projects"]
+
+    def discover(self, root: Path) -> Iterable[Path]:
+        if root.is_file():
+            return [root] if root.suffix == ".jsonl" else []
+        found: list[Path] = []
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = [d for d in dirnames if d != "tool-results"]
+            found.extend(Path(dirpath, n) for n in filenames if n.endswith(".jsonl"))
+        # Sessions before sub-agents, so a parent is seen before its children.
+        return sorted(found, key=lambda p: (p.name.startswith("agent-"), p.as_posix()))
+
+    def owns(self, path: Path) -> bool:
+        if path.suffix != ".jsonl":
+            return False
+        where = path.as_posix()
+        if ("/.claude/" in where or "/claude/projects/" in where) and path.name != "history.jsonl":
+            return True
+        try:
+            with path.open("rb") as fh:
+                head = fh.read(64 * 1024)
+        except OSError:
+            return False
+        for raw in head.splitlines():
+            if raw.strip():
+                return _looks_like_claude(raw)
+        return False
+
+    def parse(self, path: Path, data: bytes, offset: int, state: dict[str, Any]) -> Parsed:
+        parsed = Parsed()
+        reader = _Reader(path, state if isinstance(state, dict) else {}, parsed)
+        for line_offset, obj in iter_json_lines(data, parsed, base=offset):
+            reader.line(line_offset, obj)
+        parsed.parts = reader.parts()
+        parsed.state = reader.state()
+        return parsed
+
+
+def _looks_like_claude(raw: bytes) -> bool:
+    try:
+        obj = decode_json(raw)
+    except ValueError:
+        return False
+    if not isinstance(obj, dict) or "projectHash" in obj or "payload" in obj:
+        return False
+    kind = obj.get("type")
+    if kind in (USER, ASSISTANT):
+        return any(k in obj for k in ("message", "parentUuid", "sessionId", "uuid"))
+    if isinstance(kind, str) and (kind in _TITLES or kind in _IGNORED):
+        return kind not in ("tool_use", "tool_result", "result") or "sessionId" in obj
+    return "parentUuid" in obj and "sessionId" in obj
+
+
+__all__ = ["ClaudeAdapter"]

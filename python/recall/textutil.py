@@ -1,0 +1,15 @@
+"""Text every layer must be able to store: one rule for lone surrogates."""
+
+
+def scrub(text: str) -> str:
+    """`text` with each lone surrogate replaced by U+FFFD (both cores apply this rule).
+
+    JSON written by JavaScript can escape half an emoji (`\\ud83d`) where a
+    string was cut; Python decodes it to a lone surrogate, which neither UTF-8
+    (so SQLite) nor Rust can take. Valid text is returned as it is.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return text
