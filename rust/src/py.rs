@@ -6,7 +6,7 @@ use std::borrow::Cow;
 
 /// A Python `str` as Rust text. Lone surrogates (JSON escapes of an emoji cut
 /// in half) cannot be UTF-8: each becomes U+FFFD, exactly as the twin does.
-fn text<'a>(s: &'a Bound<'_, PyString>) -> PyResult<Cow<'a, str>> {
+fn as_text<'a>(s: &'a Bound<'_, PyString>) -> PyResult<Cow<'a, str>> {
     if let Ok(t) = s.to_str() {
         return Ok(Cow::Borrowed(t));
     }
@@ -24,8 +24,8 @@ fn text<'a>(s: &'a Bound<'_, PyString>) -> PyResult<Cow<'a, str>> {
 
 /// Remove `<system-reminder>` spans and trim (see `reminders.rs`).
 #[pyfunction]
-fn strip_reminders(py: Python<'_>, text_in: &Bound<'_, PyString>) -> PyResult<String> {
-    let t = text(text_in)?;
+fn strip_reminders(py: Python<'_>, text: &Bound<'_, PyString>) -> PyResult<String> {
+    let t = as_text(text)?;
     Ok(if t.len() > 64 * 1024 {
         py.detach(|| crate::strip_reminders(&t))
     } else {
