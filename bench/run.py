@@ -7,7 +7,8 @@ These machines are shared and noisy, so every figure sits beside a baseline
 measured in the same run (SPEC §8), and the ratios are what to compare
 across runs. Commands run as users run them: the `recall` console script
 installed beside this interpreter (not a pyenv shim, whose bash wrapper
-would add ~50 ms to every figure), as whole processes timed with
+would add ~50 ms to every figure), with recall's bytecode compiled as a
+regular `pip install` leaves it, as whole processes timed with
 `time.perf_counter` around `subprocess.run`. The environment of every
 recall process has HOME set to the corpus root, so `recall sync` finds the
 corpus through each agent's default root (`~/.claude/projects`,
@@ -135,6 +136,22 @@ def recall_command() -> tuple[list[str], str]:
     if script.is_file() and os.access(script, os.X_OK):
         return [str(script)], f"console script {script}"
     return [sys.executable, "-m", "recall"], f"{sys.executable} -m recall (no console script)"
+
+
+def compile_bytecode() -> str:
+    """Write the package's .pyc files, as `pip install` does for a regular install.
+
+    An editable install leaves compiling to the first import, and with
+    PYTHONDONTWRITEBYTECODE set (as on these machines) every process would
+    recompile recall from source: ~15 ms that no installed user pays.
+    """
+    import compileall
+
+    import recall
+
+    package = Path(recall.__file__).parent
+    compileall.compile_dir(package, quiet=1)
+    return str(package)
 
 
 def recall_env(home: Path, data: Path, impl: str | None = None) -> dict[str, str]:
@@ -459,6 +476,7 @@ def main(argv: list[str] | None = None) -> int:
     files = transcripts(root)
     total = sum(f.stat().st_size for f in files)
     recall, recall_desc = recall_command()
+    compile_bytecode()
     impls = args.impl or list(IMPLS)
     results: dict[str, Any] = {
         "machine": machine(),

@@ -11,9 +11,7 @@ Every `RECALL_*` environment variable is read here and nowhere else:
 from __future__ import annotations
 
 import os
-import socket
 import sys
-import tomllib
 from functools import cache
 from pathlib import Path
 
@@ -71,10 +69,16 @@ def log_path() -> Path:
 @cache
 def _load(path: Path) -> Config:
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return Config()
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read config {path}: {exc}") from exc
+    import tomllib  # only when a config file exists: hooks pay for every import
+
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"cannot read config {path}: {exc}") from exc
     try:
         return msgspec.convert(raw, Config)
@@ -88,4 +92,12 @@ def load_config() -> Config:
 
 def computer_name() -> str:
     name = os.environ.get("RECALL_COMPUTER") or load_config().computer
-    return name or socket.gethostname().split(".")[0] or "localhost"
+    return name or _hostname().split(".")[0] or "localhost"
+
+
+def _hostname() -> str:
+    if hasattr(os, "uname"):  # free on POSIX; `socket` costs a hook ~1 ms to import
+        return os.uname().nodename
+    import socket
+
+    return socket.gethostname()
