@@ -71,11 +71,18 @@ def match_all(terms: list[Term]) -> str | None:
     return expr
 
 
-def match_any(terms: list[Term]) -> str | None:
-    """An FTS5 expression matching any meaningful term: the fallback for prose questions."""
+def match_any(terms: list[Term], common: frozenset[Term] = frozenset()) -> str | None:
+    """An FTS5 expression matching any meaningful term: the fallback for prose questions.
+
+    Stopwords and the `common` terms (words found in much of the index, which
+    BM25 weighs at almost nothing but which cost a scan of most of it) are left
+    out; None when nothing is left or the result would repeat `match_all`.
+    """
     positive = [t for t in terms if not t.negated]
-    keep = [t for t in positive if t.phrase or t.text.lower() not in STOPWORDS]
-    if not keep or len(positive) == 1:  # nothing left, or the same as match_all
+    keep = [
+        t for t in positive if (t.phrase or t.text.lower() not in STOPWORDS) and t not in common
+    ]
+    if not keep or len(positive) == 1:
         return None
     expr = " OR ".join(t.fts() for t in keep)
     negative = [t.fts() for t in terms if t.negated]

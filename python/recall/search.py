@@ -7,12 +7,16 @@ from typing import Any
 
 import msgspec
 
-from recall.query import has_cjk, match_all, match_any, parse_query
+from recall.query import Term, has_cjk, match_all, match_any, parse_query
 from recall.timeutil import format_ts
 
 HL_START, HL_END = "\x02", "\x03"
 """Highlight markers in snippets; the CLI renders them (bold on a terminal)."""
 MAX_LIMIT = 200
+COMMON_SHARE = 0.1
+"""A word in more than this share of messages is left out of the any-word fallback."""
+COMMON_FLOOR = 2000
+"""...but never one found in fewer messages than this: small indexes keep every word."""
 
 
 class Filters(msgspec.Struct):
@@ -61,41 +65,94 @@ def _filter_sql(f: Filters, ts_expr: str) -> tuple[str, list[Any]]:
     return "".join(f" AND {c}" for c in clauses), args
 
 
-_SESSION_COLS = "s.session_id, s.agent, s.project, s.computer, s.title"
+_SESSION_COLS = "s.id, s.session_id, s.agent, s.project, s.computer, s.title"
 
 
-def _message_hits(
-    db: sqlite3.Connection, expr: str, f: Filters, window: int
-) -> list[tuple[Any, ...]]:
+class _Hit(msgspec.Struct):
+    """One candidate: a session and its best-matching message (or its title)."""
+
+    sid: int
+    session_id: str
+    agent: str
+    project: str | None
+    computer: str
+    title: str | None
+    position: int | None
+    ts: float | None
+    score: float
+    snippet: str = ""
+    message_id: int | None = None
+    """Set while the snippet is still to be cut (see `_cut_snippets`)."""
+    match: str = ""
+    """The FTS5 expression that found the message, for cutting its snippet."""
+
+
+def _hit(row: tuple[Any, ...], **extra: Any) -> _Hit:
+    return _Hit(*row, **extra)
+
+
+def _message_hits(db: sqlite3.Connection, expr: str, f: Filters, window: int) -> list[_Hit]:
+    """The `window` best messages for `expr`, scored by BM25, snippets left for later.
+
+    Snippets are cut only for the few messages that end up shown: cutting one
+    for every candidate cost more than ranking them. Without filters the FTS5
+    ranking runs alone and only its top rows are joined.
+    """
     where, args = _filter_sql(f, "coalesce(m.ts, s.ended_at)")
-    sql = f"""
-        SELECT s.id, {_SESSION_COLS}, m.position, coalesce(m.ts, s.ended_at),
-               -bm25(messages_fts),
-               snippet(messages_fts, 0, '{HL_START}', '{HL_END}', '…', 24)
-        FROM messages_fts
-        JOIN messages m ON m.id = messages_fts.rowid
-        JOIN sessions s ON s.id = m.session
-        WHERE messages_fts MATCH ?{where}
-        ORDER BY bm25(messages_fts) LIMIT ?"""
-    return db.execute(sql, [expr, *args, window]).fetchall()
+    if where:
+        sql = f"""
+            SELECT {_SESSION_COLS}, m.position, coalesce(m.ts, s.ended_at),
+                   -bm25(messages_fts), m.id
+            FROM messages_fts
+            JOIN messages m ON m.id = messages_fts.rowid
+            JOIN sessions s ON s.id = m.session
+            WHERE messages_fts MATCH ?{where}
+            ORDER BY bm25(messages_fts) LIMIT ?"""
+    else:
+        sql = f"""
+            WITH top(mid, score) AS (
+                SELECT rowid, -bm25(messages_fts) FROM messages_fts
+                WHERE messages_fts MATCH ? ORDER BY bm25(messages_fts) LIMIT ?)
+            SELECT {_SESSION_COLS}, m.position, coalesce(m.ts, s.ended_at), top.score, m.id
+            FROM top JOIN messages m ON m.id = top.mid JOIN sessions s ON s.id = m.session
+            ORDER BY top.score DESC"""
+    rows = db.execute(sql, [expr, *args, window]).fetchall()
+    return [_hit(r[:9], message_id=r[9], match=expr) for r in rows]
 
 
-def _title_hits(
-    db: sqlite3.Connection, expr: str, f: Filters, window: int
-) -> list[tuple[Any, ...]]:
+def _title_hits(db: sqlite3.Connection, expr: str, f: Filters, window: int) -> list[_Hit]:
     where, args = _filter_sql(f, "s.ended_at")
     sql = f"""
-        SELECT s.id, {_SESSION_COLS}, NULL, s.ended_at, -bm25(sessions_fts),
+        SELECT {_SESSION_COLS}, NULL, s.ended_at, -bm25(sessions_fts),
                highlight(sessions_fts, 0, '{HL_START}', '{HL_END}')
         FROM sessions_fts JOIN sessions s ON s.id = sessions_fts.rowid
         WHERE sessions_fts MATCH ?{where}
         ORDER BY bm25(sessions_fts) LIMIT ?"""
-    return db.execute(sql, [expr, *args, window]).fetchall()
+    return [_hit(r) for r in db.execute(sql, [expr, *args, window]).fetchall()]
+
+
+def _cut_snippets(db: sqlite3.Connection, hits: list[_Hit]) -> None:
+    """Cut the snippets of the hits that will be shown: one query per FTS5 expression."""
+    pending: dict[str, dict[int, _Hit]] = {}
+    for hit in hits:
+        if hit.message_id is not None:
+            pending.setdefault(hit.match, {})[hit.message_id] = hit
+    for expr, by_id in pending.items():
+        rows = db.execute(
+            f"SELECT rowid, snippet(messages_fts, 0, '{HL_START}', '{HL_END}', '…', 24) "
+            f"FROM messages_fts WHERE messages_fts MATCH ? "
+            f"AND rowid IN ({','.join('?' * len(by_id))})",
+            [expr, *by_id],
+        ).fetchall()
+        for rowid, snippet in rows:
+            by_id[rowid].snippet = snippet or ""
+    for hit in hits:
+        hit.message_id = None
 
 
 def _substring_hits(
     db: sqlite3.Connection, words: list[str], f: Filters, window: int
-) -> list[tuple[Any, ...]]:
+) -> list[_Hit]:
     """CJK text has no spaces for unicode61 to split on: fall back to substring matching."""
     where, args = _filter_sql(f, "coalesce(m.ts, s.ended_at)")
     likes = " AND ".join("m.text LIKE ? ESCAPE '\\'" for _ in words)
@@ -103,12 +160,12 @@ def _substring_hits(
         "%" + w.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%" for w in words
     ]
     sql = f"""
-        SELECT s.id, {_SESSION_COLS}, m.position, coalesce(m.ts, s.ended_at), 1.0, m.text
+        SELECT {_SESSION_COLS}, m.position, coalesce(m.ts, s.ended_at), 1.0, m.text
         FROM messages m JOIN sessions s ON s.id = m.session
         WHERE {likes}{where}
         ORDER BY coalesce(m.ts, s.ended_at) DESC LIMIT ?"""
     rows = db.execute(sql, [*escaped, *args, window]).fetchall()
-    return [(*r[:-1], _mark_substring(r[-1], words)) for r in rows]
+    return [_hit(r[:-1], snippet=_mark_substring(r[-1], words)) for r in rows]
 
 
 def _mark_substring(text: str, words: list[str], width: int = 120) -> str:
@@ -118,6 +175,17 @@ def _mark_substring(text: str, words: list[str], width: int = 120) -> str:
     for w in words:
         piece = piece.replace(w, f"{HL_START}{w}{HL_END}")
     return ("…" if start else "") + piece + ("…" if start + width < len(text) else "")
+
+
+def _common_terms(db: sqlite3.Connection, terms: list[Term]) -> frozenset[Term]:
+    """The positive terms found in so many messages that they would only slow the fallback."""
+    positive = [t for t in terms if not t.negated]
+    if len(positive) < 2:
+        return frozenset()
+    (top,) = db.execute("SELECT coalesce(max(id), 0) FROM messages").fetchone()
+    cap = max(COMMON_FLOOR, int(top * COMMON_SHARE))
+    sql = "SELECT count(*) FROM (SELECT 1 FROM messages_fts WHERE messages_fts MATCH ? LIMIT ?)"
+    return frozenset(t for t in positive if db.execute(sql, (t.fts(), cap)).fetchone()[0] >= cap)
 
 
 def _message_index(db: sqlite3.Connection, session: int, position: int | None) -> int | None:
@@ -134,50 +202,51 @@ def search(db: sqlite3.Connection, query: str, filters: Filters, limit: int = 10
     limit = max(1, min(limit, MAX_LIMIT))
     terms = parse_query(query)
     window = max(limit * 10, 100)
-    best: dict[int, tuple[Any, ...]] = {}
+    best: dict[int, _Hit] = {}
 
-    def take(rows: list[tuple[Any, ...]]) -> None:
-        for row in rows:
-            if row[0] not in best or row[8] > best[row[0]][8]:
-                best[row[0]] = row
+    def take(hits: list[_Hit]) -> None:
+        for hit in hits:
+            if hit.sid not in best or hit.score > best[hit.sid].score:
+                best[hit.sid] = hit
 
     strict = match_all(terms)
     if strict:
         take(_message_hits(db, strict, filters, window))
-        for row in _title_hits(db, strict, filters, window):
-            if row[0] in best:  # a title match lifts that session's best message
-                hit = best[row[0]]
-                best[row[0]] = (*hit[:8], hit[8] + 0.5 * row[8], hit[9])
+        for title in _title_hits(db, strict, filters, window):
+            if title.sid in best:  # a title match lifts that session's best message
+                best[title.sid].score += 0.5 * title.score
             else:
-                take([row])
-    loose = match_any(terms)
-    if len(best) < limit and loose:
-        extra: dict[int, tuple[Any, ...]] = {}
-        for row in _message_hits(db, loose, filters, window):
-            if row[0] not in best and row[0] not in extra:
-                extra[row[0]] = row
+                take([title])
+    loose = match_any(terms, _common_terms(db, terms)) if len(best) < limit else None
+    if loose:
+        extra: dict[int, _Hit] = {}
+        for hit in _message_hits(db, loose, filters, window):
+            if hit.sid not in best and hit.sid not in extra:
+                extra[hit.sid] = hit
         # Any-word hits rank below every all-words hit, in their own BM25 order.
-        floor = min((r[8] for r in best.values()), default=1.0)
-        for sid, row in extra.items():
-            best[sid] = (*row[:8], floor - 1.0 / (1.0 + max(row[8], 0.0)), row[9])
+        floor = min((h.score for h in best.values()), default=1.0)
+        for sid, hit in extra.items():
+            hit.score = floor - 1.0 / (1.0 + max(hit.score, 0.0))
+            best[sid] = hit
     if len(best) < limit and has_cjk(query):
         words = [t.text for t in terms if not t.negated]
         if words:
-            for row in _substring_hits(db, words, filters, window):
-                best.setdefault(row[0], row)
-    ranked = sorted(best.values(), key=lambda r: r[8], reverse=True)[:limit]
+            for hit in _substring_hits(db, words, filters, window):
+                best.setdefault(hit.sid, hit)
+    ranked = sorted(best.values(), key=lambda h: h.score, reverse=True)[:limit]
+    _cut_snippets(db, ranked)
     results = [
         Result(
-            session_id=r[1],
-            agent=r[2],
-            project=r[3],
-            computer=r[4],
-            title=r[5],
-            date=format_ts(r[7]),
-            score=round(float(r[8]), 4),
-            snippet=r[9] or "",
-            message_index=_message_index(db, r[0], r[6]),
+            session_id=h.session_id,
+            agent=h.agent,
+            project=h.project,
+            computer=h.computer,
+            title=h.title,
+            date=format_ts(h.ts),
+            score=round(float(h.score), 4),
+            snippet=h.snippet or "",
+            message_index=_message_index(db, h.sid, h.position),
         )
-        for r in ranked
+        for h in ranked
     ]
     return SearchOutput(query=query, found=len(results), results=results)
