@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -218,3 +219,15 @@ def test_example_config_is_valid_when_uncommented(tmp_path: Path) -> None:
     uncommented = re.sub(r"^# (?=\[agents\.\w+\]|\w+ = )", "", text, flags=re.MULTILINE)
     config = msgspec.convert(tomllib.loads(uncommented), Config)
     assert config.computer == "laptop" and set(config.agents) == {"claude", "codex", "gemini"}
+
+
+def test_sync_on_a_machine_without_transcripts_says_where_it_looked(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, err = call(capsys, "sync")
+    assert code == 0
+    assert "0 sessions" in out
+    home = Path(os.environ["HOME"])
+    assert str(home / ".claude" / "projects") in err
+    assert str(home / ".codex" / "sessions") in err
+    assert "recall demo" in err

@@ -38,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     from recall.errors import UsageError
     from recall.store import open_reader, open_writer
     from recall.store.queries import stats
-    from recall.sync import sync, terminal_progress
+    from recall.sync import roots_for, sync, terminal_progress
 
     for agent in args.agent:
         if agent not in ADAPTERS:
@@ -59,4 +59,13 @@ def run(args: argparse.Namespace) -> int:
             f"{summary_line(report)}. Index: {totals.sessions} sessions, "
             f"{totals.messages} messages."
         )
+        if report.files_seen == 0:
+            looked = [
+                str(root) for name in args.agent or ADAPTERS for root in roots_for(ADAPTERS[name])
+            ]
+            print(
+                "No agent transcripts found; looked in: " + ", ".join(looked) + ". "
+                "Set other folders in config.toml ([agents.NAME] roots), or try: recall demo",
+                file=sys.stderr,
+            )
     return 0
