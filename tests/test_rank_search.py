@@ -106,3 +106,12 @@ def test_search_ranks_cjk_substring_hits_by_bm25(
     scores = [r["score"] for r in out["results"]]
     assert scores[0] > scores[1] > 0
     assert "日本語" in out["results"][0]["snippet"]
+
+
+def test_search_takes_a_query_from_a_non_utf8_argv(
+    pasted_sessions: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Python decodes a stray \xff in argv to a lone surrogate; SQLite cannot take one.
+    out = call_json(capsys, "search", "JetStream \udcff")
+    assert out["query"] == "JetStream \ufffd"
+    assert out["found"] == 2

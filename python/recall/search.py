@@ -9,6 +9,7 @@ from typing import Any
 import msgspec
 
 from recall.query import has_cjk, match_all, match_any, parse_query
+from recall.textutil import scrub
 from recall.timeutil import format_ts
 
 HL_START, HL_END = "\x02", "\x03"
@@ -167,6 +168,8 @@ def _message_index(db: sqlite3.Connection, session: int, position: int | None) -
 
 def search(db: sqlite3.Connection, query: str, filters: Filters, limit: int = 10) -> SearchOutput:
     """Best-matching sessions for `query`: never raises on what the user typed."""
+    # A non-UTF-8 argv arrives with lone surrogates, which SQLite cannot take.
+    query = scrub(query)
     limit = max(1, min(limit, MAX_LIMIT))
     terms = parse_query(query)
     window = max(limit * 10, 100)
