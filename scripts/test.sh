@@ -20,8 +20,8 @@ RECALL_IMPL=python "$PY" -m pytest -q -p no:cacheprovider
 step "cargo test"
 cargo test --quiet
 
-step "fuzz: rank, reminders, adapters, query parser (bounded: 40 s plus start-up)"
-"$PY" fuzz/run.py --seconds 40
+step "fuzz: rank, reminders, adapters, search queries (bounded: 36 s plus start-up)"
+"$PY" fuzz/run.py --seconds 36
 
 step "linters"
 "$PY" -m ruff check python tests bench fuzz

@@ -156,30 +156,32 @@ def bm25_scores(query: str, docs: Sequence[str], k1: float = 1.2, b: float = 0.7
         raise ValueError("k1 must be a finite number >= 0")
     if not 0.0 <= b <= 1.0:
         raise ValueError("b must be between 0 and 1")
-    terms = list(dict.fromkeys(tokenize(query)))
-    counts: list[Counter[str]] = []
+    index = {t: i for i, t in enumerate(dict.fromkeys(tokenize(query)))}
+    # Per doc, the query terms it contains as (term index, count), in term
+    # order: the order both cores sum in. Work grows with the words, not
+    # with docs x query terms.
+    matches: list[list[tuple[int, int]]] = []
     lengths: list[int] = []
+    df = [0] * len(index)
     for doc in _strings(docs, "docs"):
         words = tokenize(doc)
         lengths.append(len(words))
-        counts.append(Counter(words))
+        found = sorted((index[w], f) for w, f in Counter(words).items() if w in index)
+        for t, _ in found:
+            df[t] += 1
+        matches.append(found)
     n_docs = len(lengths)
     total = sum(lengths)
     if total == 0:
         return [0.0] * n_docs
     avgdl = float(total) / float(n_docs)
-    idf: list[float] = []
-    for t in terms:
-        n = sum(1 for c in counts if t in c)
-        idf.append(math.log1p((float(n_docs - n) + 0.5) / (float(n) + 0.5)))
+    idf = [math.log1p((float(n_docs - n) + 0.5) / (float(n) + 0.5)) for n in df]
     scores: list[float] = []
-    for c, length in zip(counts, lengths, strict=True):
+    for found, length in zip(matches, lengths, strict=True):
         norm = k1 * (1.0 - b + b * float(length) / avgdl)
         score = 0.0
-        for t, w in zip(terms, idf, strict=True):
-            f = c[t]
-            if f > 0:
-                score += w * (float(f) * (k1 + 1.0) / (float(f) + norm))
+        for t, f in found:
+            score += idf[t] * (float(f) * (k1 + 1.0) / (float(f) + norm))
         scores.append(score)
     return scores
 

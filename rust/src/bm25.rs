@@ -52,19 +52,34 @@ pub fn bm25_scores<S: AsRef<str>>(
     let n_terms = index.len();
     let n_docs = docs.len();
 
-    // tf[d * n_terms + t]: occurrences of query term t in doc d.
-    let mut tf = vec![0usize; n_docs * n_terms];
+    // Per doc, only the query terms it contains, as (term, count) in term
+    // order: memory grows with the matches, not with docs × query terms.
+    let mut matches: Vec<Vec<(usize, usize)>> = Vec::with_capacity(n_docs);
     let mut lengths = Vec::with_capacity(n_docs);
+    let mut df = vec![0usize; n_terms];
+    let mut counts = vec![0usize; n_terms];
+    let mut touched: Vec<usize> = Vec::new();
     let mut buf = String::new();
-    for (d, doc) in docs.iter().enumerate() {
+    for doc in docs {
         lowercase_into(doc.as_ref(), &mut buf);
         let mut len = 0usize;
         for w in words(&buf) {
             len += 1;
             if let Some(&t) = index.get(w) {
-                tf[d * n_terms + t] += 1;
+                if counts[t] == 0 {
+                    touched.push(t);
+                }
+                counts[t] += 1;
             }
         }
+        touched.sort_unstable();
+        let found: Vec<(usize, usize)> = touched.iter().map(|&t| (t, counts[t])).collect();
+        for &t in &touched {
+            df[t] += 1;
+            counts[t] = 0;
+        }
+        touched.clear();
+        matches.push(found);
         lengths.push(len);
     }
     let total: usize = lengths.iter().sum();
@@ -73,25 +88,20 @@ pub fn bm25_scores<S: AsRef<str>>(
         return Ok(vec![0.0; n_docs]);
     }
     let avgdl = total as f64 / n_docs as f64;
-    let idf: Vec<f64> = (0..n_terms)
-        .map(|t| {
-            let n = (0..n_docs).filter(|&d| tf[d * n_terms + t] > 0).count();
-            ((n_docs - n) as f64 + 0.5) / (n as f64 + 0.5)
-        })
-        .map(f64::ln_1p)
-        .collect();
-    Ok(lengths
+    let idf: Vec<f64> = df
         .iter()
-        .enumerate()
-        .map(|(d, &len)| {
+        .map(|&n| (((n_docs - n) as f64 + 0.5) / (n as f64 + 0.5)).ln_1p())
+        .collect();
+    Ok(matches
+        .iter()
+        .zip(&lengths)
+        .map(|(found, &len)| {
             let norm = k1 * (1.0 - b + b * len as f64 / avgdl);
             let mut score = 0.0;
-            for (t, &w) in idf.iter().enumerate() {
-                let f = tf[d * n_terms + t];
-                if f > 0 {
-                    let f = f as f64;
-                    score += w * (f * (k1 + 1.0) / (f + norm));
-                }
+            // In query-term order, as the twin sums.
+            for &(t, f) in found {
+                let f = f as f64;
+                score += idf[t] * (f * (k1 + 1.0) / (f + norm));
             }
             score
         })
@@ -140,6 +150,17 @@ mod tests {
         assert_eq!(bm25_scores("a", &[] as &[&str], K1, B), Ok(vec![]));
         assert_eq!(bm25_scores("", &["a", "b"], K1, B), Ok(vec![0.0, 0.0]));
         assert_eq!(bm25_scores("a", &["", "…"], K1, B), Ok(vec![0.0, 0.0]));
+    }
+
+    #[test]
+    fn long_query_over_many_docs() {
+        // 20k query words x 20k docs: a dense docs x terms table would be
+        // 400M counters; only the matches are kept.
+        let query: Vec<String> = (0..20_000).map(|i| format!("w{i}")).collect();
+        let docs: Vec<String> = (0..20_000).map(|i| format!("w{i} x")).collect();
+        let s = bm25_scores(&query.join(" "), &docs, K1, B).unwrap();
+        assert_eq!(s.len(), docs.len());
+        assert!(s.windows(2).all(|w| w[0] == w[1] && w[0] > 0.0));
     }
 
     #[test]
