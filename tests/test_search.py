@@ -74,7 +74,7 @@ def test_snippet_highlights_the_matched_words_of_the_shown_message(
 def test_filters_apply_before_the_result_limit(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    noise = [_session(f"n{i}", "deadlock in the scheduler", "/srv/noise") for i in range(40)]
+    noise = [_session(f"n{i}", f"deadlock in the scheduler {i}", "/srv/noise") for i in range(40)]
     _ingest(tmp_path, capsys, [*noise, _session("mine", "deadlock in billing", "/srv/billing")])
     out = call_json(capsys, "search", "deadlock", "--project", "billing", "--limit", "1")
     assert [r["session_id"] for r in out["results"]] == ["mine"]
@@ -89,8 +89,8 @@ def test_a_title_match_lifts_its_session(
         tmp_path,
         capsys,
         [
-            _session("plain", "the cache eviction policy is LRU"),
-            {**_session("titled", "the cache eviction policy is LRU"), "title": "Cache eviction"},
+            _session("plain", "eviction policy: LRU, decided on Monday"),
+            {**_session("titled", "eviction policy: LRU, decided on Friday"), "title": "Eviction"},
         ],
     )
     out = call_json(capsys, "search", "eviction")

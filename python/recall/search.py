@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from typing import Any
 
 import msgspec
 
 from recall.query import Term, has_cjk, match_all, match_any, parse_query
+from recall.textutil import scrub
 from recall.timeutil import format_ts
 
 HL_START, HL_END = "\x02", "\x03"
@@ -152,8 +154,12 @@ def _cut_snippets(db: sqlite3.Connection, hits: list[_Hit]) -> None:
 
 def _substring_hits(
     db: sqlite3.Connection, words: list[str], f: Filters, window: int
-) -> list[_Hit]:
-    """CJK text has no spaces for unicode61 to split on: fall back to substring matching."""
+) -> list[tuple[_Hit, str]]:
+    """CJK text has no spaces for unicode61 to split on: fall back to substring matching.
+
+    Each hit comes with its message's whole text (ranked, then cut to a
+    snippet, by `_add_substring_hits`).
+    """
     where, args = _filter_sql(f, "coalesce(m.ts, s.ended_at)")
     likes = " AND ".join("m.text LIKE ? ESCAPE '\\'" for _ in words)
     escaped = [
@@ -165,7 +171,7 @@ def _substring_hits(
         WHERE {likes}{where}
         ORDER BY coalesce(m.ts, s.ended_at) DESC LIMIT ?"""
     rows = db.execute(sql, [*escaped, *args, window]).fetchall()
-    return [_hit(r[:-1], snippet=_mark_substring(r[-1], words)) for r in rows]
+    return [(_hit(r[:-1]), r[-1]) for r in rows]
 
 
 def _mark_substring(text: str, words: list[str], width: int = 120) -> str:
@@ -188,6 +194,39 @@ def _common_terms(db: sqlite3.Connection, terms: list[Term]) -> frozenset[Term]:
     return frozenset(t for t in positive if db.execute(sql, (t.fts(), cap)).fetchone()[0] >= cap)
 
 
+def _add_substring_hits(
+    best: dict[int, _Hit], found: list[tuple[_Hit, str]], query: str, words: list[str]
+) -> None:
+    """Rank substring hits, which have no FTS5 score, by BM25 over their own texts.
+
+    Like any-word hits, they rank below every FTS5 hit (whose match is
+    token-exact), in their own order.
+    """
+    from recall.rank import merge
+
+    fresh = [pair for pair in found if pair[0].sid not in best]
+    floor = min((h.score for h in best.values()), default=1.0)
+    for score, (hit, text) in merge(query, fresh, lambda pair: pair[1]):
+        if hit.sid not in best:  # a session's best-scoring message stands for it
+            hit.snippet = _mark_substring(text, words)
+            hit.score = floor - 1.0 / (1.0 + score)
+            best[hit.sid] = hit
+
+
+def _texts(db: sqlite3.Connection, hits: Sequence[_Hit]) -> list[str | None]:
+    """The best message's text of each hit; None for a title-only hit."""
+    out: list[str | None] = []
+    for hit in hits:
+        found = None
+        if hit.position is not None:
+            found = db.execute(
+                "SELECT text FROM messages WHERE session = ? AND position = ?",
+                (hit.sid, hit.position),
+            ).fetchone()
+        out.append(found[0] if found else None)
+    return out
+
+
 def _message_index(db: sqlite3.Connection, session: int, position: int | None) -> int | None:
     if position is None:
         return None
@@ -199,6 +238,8 @@ def _message_index(db: sqlite3.Connection, session: int, position: int | None) -
 
 def search(db: sqlite3.Connection, query: str, filters: Filters, limit: int = 10) -> SearchOutput:
     """Best-matching sessions for `query`: never raises on what the user typed."""
+    # A non-UTF-8 argv arrives with lone surrogates, which SQLite cannot take.
+    query = scrub(query)
     limit = max(1, min(limit, MAX_LIMIT))
     terms = parse_query(query)
     window = max(limit * 10, 100)
@@ -231,9 +272,14 @@ def search(db: sqlite3.Connection, query: str, filters: Filters, limit: int = 10
     if len(best) < limit and has_cjk(query):
         words = [t.text for t in terms if not t.negated]
         if words:
-            for hit in _substring_hits(db, words, filters, window):
-                best.setdefault(hit.sid, hit)
-    ranked = sorted(best.values(), key=lambda h: h.score, reverse=True)[:limit]
+            _add_substring_hits(best, _substring_hits(db, words, filters, window), query, words)
+    ranked = sorted(best.values(), key=lambda h: h.score, reverse=True)
+    if len(ranked) > 1:
+        from recall.rank import distinct
+
+        # The same text pasted into several sessions is one result, not many.
+        ranked = distinct(ranked, lambda hits: _texts(db, hits), limit)
+    ranked = ranked[:limit]
     _cut_snippets(db, ranked)
     results = [
         Result(
