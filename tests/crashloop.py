@@ -115,13 +115,16 @@ KILL_LIST: dict[str, Command] = {
 # --- running and killing ---------------------------------------------------------------
 
 
-def spawn(w: World, argv: list[str], stdin: bytes | None) -> subprocess.Popen[bytes]:
+def spawn(
+    w: World, argv: list[str], stdin: bytes | None, env: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
+    """`recall ARGV` in w's homes; stdout and stderr are piped, stdin is sent and closed."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "recall", *argv],
         stdin=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        env=w.env(),
+        env={**w.env(), **(env or {})},
     )
     assert proc.stdin is not None
     try:
@@ -137,8 +140,9 @@ def finish(w: World, argv: list[str], stdin: bytes | None = None) -> float:
     """Run a command to completion; returns its wall time. It must succeed silently."""
     start = time.monotonic()
     proc = spawn(w, argv, stdin)
-    _, err = proc.communicate(timeout=120)
+    out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0 and not err, (argv, proc.returncode, err)
+    assert argv[0] != "ingest" or argv[1] != "--event" or not out, out
     return time.monotonic() - start
 
 
@@ -163,14 +167,11 @@ def kill_after(w: World, argv: list[str], stdin: bytes | None, delay: float) -> 
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=60)
         holder = read_holder(w.lock)
-        assert proc.stderr is not None
-        proc.stderr.close()
+        proc.communicate()
         if holder is not None and holder.pid == proc.pid:
             return "killed holding the write lock"
         return "killed outside the write lock"
-    assert proc.stderr is not None
-    err = proc.stderr.read()
-    proc.stderr.close()
+    _, err = proc.communicate()
     assert proc.returncode == 0 and not err, (argv, proc.returncode, err)
     return "finished before the kill"
 
@@ -235,12 +236,19 @@ def check(w: World) -> None:
         assert got == want, f"{path} up to byte {offset} is not whole"
 
 
-def grow(w: World) -> None:
-    """Append one turn to a Claude transcript, as Claude Code does at a turn's end."""
-    claude = [p for a, p in w.files if a == "claude"]
-    path = w.rng.choice(claude)
+def grow_file(w: World, path: Path) -> str:
+    """Append one turn to a Claude transcript, as Claude Code does at a turn's end.
+
+    Returns the marker word the new user prompt carries.
+    """
     w.grown += 1
-    corpus.append_claude_turn(path, seed=w.grown, marker=f"crash-turn-{w.grown}")
+    marker = f"appendedturn{w.grown}x"
+    corpus.append_claude_turn(path, seed=w.grown, marker=marker)
+    return marker
+
+
+def grow(w: World) -> None:
+    grow_file(w, w.rng.choice([p for a, p in w.files if a == "claude"]))
 
 
 def reset(w: World) -> None:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import msgspec
+
 from recall.errors import StoreError
 from recall.store.locking import write_lock
 
@@ -23,24 +25,37 @@ def _lock_path(path: Path) -> Path:
     return path.with_name(path.name + ".lock")
 
 
+class IndexHealth(msgspec.Struct):
+    database: list[str] = msgspec.field(default_factory=list)
+    """What `PRAGMA integrity_check` (or opening the file) found wrong."""
+    fts: list[str] = msgspec.field(default_factory=list)
+    """What the FTS5 integrity checks found wrong."""
+
+
 def index_problems(path: Path, timeout: float = 10.0) -> list[str]:
     """What is wrong with the database at `path` and its FTS5 indexes (empty: all is well)."""
+    health = check_index(path, timeout)
+    return health.database + health.fts
+
+
+def check_index(path: Path, timeout: float = 10.0) -> IndexHealth:
+    """Check the database file, then (if it is readable) both FTS5 indexes."""
     if Path(f"{path}-journal").exists():
         _roll_back_hot_journal(path, timeout)
     try:
         reader = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=timeout)
     except sqlite3.Error as exc:
-        return [f"cannot open {path}: {exc}"]
+        return IndexHealth(database=[f"cannot open {path}: {exc}"])
     try:
         try:
             rows = [str(r[0]) for r in reader.execute("PRAGMA integrity_check(20)")]
+            tables = {r[0] for r in reader.execute("SELECT name FROM sqlite_master")}
         except sqlite3.DatabaseError as exc:
-            return [f"database: {exc}"]
-        problems = [] if rows == ["ok"] else [f"database: {r}" for r in rows]
-        tables = {r[0] for r in reader.execute("SELECT name FROM sqlite_master")}
+            return IndexHealth(database=[str(exc)])
+        health = IndexHealth(database=[] if rows == ["ok"] else rows)
         if "messages" in tables:  # else a new, empty database: nothing indexed yet
-            problems.extend(_fts_problems(path, timeout))
-        return problems
+            health.fts = _fts_problems(path, timeout)
+        return health
     finally:
         reader.close()
 
