@@ -57,7 +57,10 @@ def _hook_everything(home: Path, path_dir: Path, monkeypatch: pytest.MonkeyPatch
 
 
 def test_a_healthy_install_passes_every_check(
-    transcripts: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    transcripts: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     _index(transcripts, capsys)
     _hook_everything(Path.home(), tmp_path / "bin", monkeypatch)

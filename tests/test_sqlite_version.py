@@ -49,7 +49,7 @@ def test_sqlite_without_upsert_or_fts5_is_refused_with_the_fix() -> None:
     assert not old.usable and "3.24.0" in old.problems[0]
     no_fts = probe(version="3.45.0", fts5=False)
     assert not no_fts.usable and "FTS5" in no_fts.problems[0]
-    with pytest.raises(StoreError, match="FTS5.*newer SQLite"):
+    with pytest.raises(StoreError, match=r"FTS5.*newer SQLite"):
         require(no_fts)
 
 

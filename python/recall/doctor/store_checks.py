@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import os
 import sqlite3
@@ -163,8 +164,7 @@ def _held(ctx: Context) -> Check:
 def check_model(ctx: Context) -> Check:
     if importlib.util.find_spec("recall.embed") is None:
         return Check("model", SKIP, "semantic search not available in this build")
-    import recall.embed as embed
-
+    embed = importlib.import_module("recall.embed")
     check = getattr(embed, "doctor_check", None)
     if check is None:
         return Check("model", SKIP, "this build's semantic search has no model check")
