@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     for c in found:
         print(f"{_MARK.get(c.status, c.status)}  {c.name:<{width}}  {c.summary}")
         if c.status in (doctor.WARN, doctor.FAIL):
-            for detail in c.details:
+            for detail in (d for d in c.details if d not in c.summary):
                 print(f"{'':{width + 8}}{detail}")
             for fix in (c.fix or "").splitlines():
                 print(f"{'':{width + 8}}fix: {fix}")

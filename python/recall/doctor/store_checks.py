@@ -99,7 +99,9 @@ def check_indexes(ctx: Context) -> Check:
         return Check(
             "indexes",
             FAIL,
-            "the full-text index does not match the stored text: " + health.fts[0],
+            "the full-text index does not match the stored text ("
+            + ", ".join(p.split(":")[0] for p in health.fts)
+            + ")",
             fix="run `recall doctor --fix` to rebuild it from the stored messages and titles",
             details=health.fts,
             repairable=True,
