@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import signal
 import subprocess
 import sys
 import time
@@ -164,7 +163,7 @@ def kill_after(w: World, argv: list[str], stdin: bytes | None, delay: float) -> 
     try:
         proc.wait(timeout=delay)
     except subprocess.TimeoutExpired:
-        proc.send_signal(signal.SIGKILL)
+        proc.kill()  # SIGKILL on POSIX, TerminateProcess on Windows
         proc.wait(timeout=60)
         holder = read_holder(w.lock)
         proc.communicate()

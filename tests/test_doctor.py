@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import sqlite3
 import subprocess
 import sys
@@ -173,7 +172,7 @@ def _hold_lock(lock: Path, held_for: float) -> subprocess.Popen[str]:
 
 
 def _kill(proc: subprocess.Popen[str]) -> None:
-    proc.send_signal(signal.SIGKILL)
+    proc.kill()  # SIGKILL
     proc.communicate()
 
 
@@ -195,7 +194,15 @@ def test_write_lock_held_by_a_stuck_process_fails_with_its_pid(tmp_path: Path) -
         _kill(stuck)
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")
+def test_an_unusable_lock_file_fails_with_the_fix(tmp_path: Path) -> None:
+    ctx = Context(db=tmp_path / "recall.db", home=tmp_path)
+    ctx.lock.mkdir()  # something in the way that cannot be opened for writing
+    found = check_lock(ctx, wait=0.1)
+    assert found.status == "fail" and "cannot open the write lock" in found.summary
+    assert str(ctx.lock) in (found.fix or "")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the holder script uses fcntl")
 def test_a_writer_killed_while_holding_the_lock_leaves_no_stale_lock(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -6,10 +6,12 @@ import importlib
 import importlib.util
 import os
 import sqlite3
+import sys
 import time
 from datetime import datetime
 
 from recall.doctor import FAIL, OK, SKIP, WARN, Check, Context
+from recall.errors import StoreError
 from recall.store.health import IndexHealth, check_index
 from recall.store.locking import lock_is_free, read_holder
 from recall.store.migrations import MIGRATIONS
@@ -110,6 +112,8 @@ def check_indexes(ctx: Context) -> Check:
 
 
 def _alive(pid: int) -> bool:
+    if sys.platform == "win32":  # os.kill there terminates the process: never probe
+        return True
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -123,10 +127,18 @@ def check_lock(ctx: Context, wait: float = 2.0) -> Check:
     if not ctx.db.parent.exists():
         return Check("write lock", SKIP, "no index yet")
     deadline = time.monotonic() + wait
-    while not lock_is_free(ctx.lock):
-        if time.monotonic() >= deadline:
-            return _held(ctx)
-        time.sleep(0.1)
+    try:
+        while not lock_is_free(ctx.lock):
+            if time.monotonic() >= deadline:
+                return _held(ctx)
+            time.sleep(0.1)
+    except StoreError as exc:
+        return Check(
+            "write lock",
+            FAIL,
+            str(exc),
+            fix=f"make {ctx.lock} readable and writable by you, or delete it (recall recreates it)",
+        )
     holder = read_holder(ctx.lock)
     if holder is not None and not _alive(holder.pid):
         return Check(
