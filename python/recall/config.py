@@ -6,6 +6,8 @@ Every `RECALL_*` environment variable is read here and nowhere else:
   (overrides the platform's data and config directories).
 - `RECALL_COMPUTER`: the name this computer's results carry (default: hostname).
 - `RECALL_IMPL`: `auto`, `rust` or `python` (read by `recall._accel`).
+- `RECALL_TEST_DEFERRED_BEGIN`: test-only, read by `recall.store.db`; makes
+  writers unsafe on purpose so the load test can prove it notices.
 """
 
 from __future__ import annotations

@@ -12,6 +12,8 @@ import re
 
 import msgspec
 
+from recall.textutil import scrub
+
 MAX_TERMS = 32
 _TOKEN = re.compile(r'(-?)"([^"]*)"?|(\S+)')
 # Characters FTS5's unicode61 tokenizer treats as separators (it indexes
@@ -41,7 +43,9 @@ class Term(msgspec.Struct, frozen=True):
 def parse_query(query: str) -> list[Term]:
     """Split a user's query into terms (at most MAX_TERMS)."""
     terms: list[Term] = []
-    query = query.replace("\x00", " ")  # SQLite would end the FTS5 string at a NUL
+    # SQLite would end the FTS5 string at a NUL, and cannot bind a lone surrogate
+    # (what a non-UTF-8 byte in argv becomes).
+    query = scrub(query).replace("\x00", " ")
     for m in _TOKEN.finditer(query):
         if m.group(2) is not None:
             text, phrase, negated = m.group(2).strip(), True, bool(m.group(1))

@@ -7,10 +7,10 @@ import sys
 from collections.abc import Sequence
 
 from recall import __version__
-from recall.cli import demo, ingest, search, show, status, sync
+from recall.cli import demo, doctor, ingest, search, show, status, sync
 from recall.errors import RecallError
 
-COMMANDS = (ingest, sync, search, show, status, demo)
+COMMANDS = (ingest, sync, search, show, status, demo, doctor)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -55,6 +55,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except UnicodeEncodeError as exc:  # a non-UTF-8 byte in an argument reached SQLite
+        bad = exc.object[exc.start : exc.end] if isinstance(exc.object, str) else "?"
+        sys.stderr.write(f"recall: {bad!r} is not valid UTF-8 text; pass arguments as UTF-8\n")
+        return 2
 
 
 def cli() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -11,8 +12,16 @@ from recall import config
 from recall.errors import StoreError
 from recall.store.locking import write_lock
 from recall.store.migrations import latest, migrate
+from recall.store.sqlite_check import require as require_sqlite
 
 BUSY_TIMEOUT_MS = 60_000
+
+# TEST-ONLY. RECALL_TEST_DEFERRED_BEGIN=1 makes write transactions start with a
+# plain (deferred) BEGIN and skip the cross-process write lock, which would
+# otherwise serialise writers and hide the mistake: the way a naive SQLite
+# writer behaves. tests/test_load.py sets it to prove the load test notices
+# such a regression ("database is locked", lost turns). Never set it for use.
+_DEFERRED_FOR_TESTS = os.environ.get("RECALL_TEST_DEFERRED_BEGIN") == "1"
 
 
 def _connect(target: str, uri: bool) -> sqlite3.Connection:
@@ -47,14 +56,22 @@ class Store:
         """An IMMEDIATE transaction under the cross-process write lock."""
         if self.readonly:
             raise StoreError("internal: write on a read-only connection")
-        with write_lock(self.lock_path):
-            self.conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield self.conn
-            except BaseException:
-                self.conn.execute("ROLLBACK")
-                raise
-            self.conn.execute("COMMIT")
+        if _DEFERRED_FOR_TESTS:
+            with self._transaction("BEGIN") as db:
+                yield db
+            return
+        with write_lock(self.lock_path), self._transaction("BEGIN IMMEDIATE") as db:
+            yield db
+
+    @contextmanager
+    def _transaction(self, begin: str) -> Iterator[sqlite3.Connection]:
+        self.conn.execute(begin)
+        try:
+            yield self.conn
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
 
     def close(self) -> None:
         self.conn.close()
@@ -89,6 +106,7 @@ def open_writer(path: Path | None = None) -> Store:
             if str(mode).lower() != "wal":
                 raise StoreError(f"cannot put {path} in WAL mode (got {mode})")
             if not _schema_current(conn):
+                require_sqlite()  # a clear error here beats "no such module: fts5" mid-way
                 migrate(conn)
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA foreign_keys=ON")
