@@ -38,3 +38,8 @@ core, IMPL, IMPL_REASON = _select()
 """The active core module, its name (`rust`/`python`) and why it was chosen."""
 
 strip_reminders = core.strip_reminders
+
+# --- issue 5: secret redaction ---
+redact = core.redact
+secret_spans = core.secret_spans
+# --- end issue 5 ---

@@ -26,4 +26,9 @@ def strip_reminders(text: str) -> str:
     return "".join(out).strip()
 
 
-__all__ = ["__version__", "strip_reminders"]
+# --- issue 5: secret redaction ---
+from recall._pyredact import redact, secret_spans  # noqa: E402
+
+# --- end issue 5 ---
+
+__all__ = ["__version__", "redact", "secret_spans", "strip_reminders"]

@@ -6,6 +6,11 @@
 
 pub mod reminders;
 
+// --- issue 5: secret redaction ---
+pub mod redact;
+pub use redact::redact;
+// --- end issue 5 ---
+
 pub use reminders::strip_reminders;
 
 #[cfg(feature = "python")]

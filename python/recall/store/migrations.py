@@ -110,7 +110,34 @@ def m001_initial(db: sqlite3.Connection) -> None:
     )
 
 
+# --- issue 5: privacy ---
+
+
+def m003_privacy(db: sqlite3.Connection) -> None:
+    """Tombstones: sessions that `recall forget` or the ignore marker removed stay out.
+
+    Only the id and agent are kept (no title, no text), enough to refuse the
+    session when a hook or `sync` reads its transcript again.
+    """
+    run_script(
+        db,
+        """
+        CREATE TABLE forgotten (
+            session_id TEXT NOT NULL,
+            agent TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            forgotten_at REAL NOT NULL,
+            PRIMARY KEY (session_id, agent)
+        );
+        """,
+    )
+
+
+# --- end issue 5 ---
+
+
 MIGRATIONS: list[Migration] = [m001_initial]
+MIGRATIONS.append(m003_privacy)  # issue 5
 
 
 def migrate(db: sqlite3.Connection) -> list[str]:
