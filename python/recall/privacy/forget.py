@@ -85,3 +85,14 @@ def compact(store: Store, rebuild: bool = False) -> None:
         _checkpoint(conn)
         conn.execute("VACUUM")
         _checkpoint(conn)
+        conn.execute("UPDATE forgotten SET compacted = 1 WHERE compacted = 0")
+        _checkpoint(conn)
+
+
+def compact_if_pending(store: Store) -> bool:
+    """Compact when a session was deleted without it (by a hook); False if nothing waited."""
+    row = store.conn.execute("SELECT 1 FROM forgotten WHERE compacted = 0 LIMIT 1").fetchone()
+    if row is None:
+        return False
+    compact(store)
+    return True

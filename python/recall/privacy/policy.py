@@ -97,6 +97,7 @@ def refusal(db: sqlite3.Connection, part: SessionPart) -> str | None:
     if has_marker(part, policy.ignore_marker):
         from recall.privacy.forget import delete_sessions, family
 
+        db.execute("PRAGMA secure_delete=ON")
         delete_sessions(db, family(db, info.session_id, info.agent), MARKER)
         record_tombstone(db, info.session_id, info.agent, MARKER)
         return MARKER
