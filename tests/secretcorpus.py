@@ -33,7 +33,12 @@ def _r(rng: random.Random, chars: str, n: int) -> str:
 
 
 def _password(rng: random.Random) -> str:
-    return _r(rng, string.ascii_letters, 6) + _r(rng, string.digits, 3) + rng.choice("!@#%^&*") + _r(rng, ALNUM, 4)
+    return (
+        _r(rng, string.ascii_letters, 6)
+        + _r(rng, string.digits, 3)
+        + rng.choice("!@#%^&*")
+        + _r(rng, ALNUM, 4)
+    )
 
 
 def _pem(rng: random.Random, kind: str, sep: str = "\n") -> str:
@@ -50,27 +55,49 @@ def secrets(seed: int = 5) -> list[Secret]:
         out.append(Secret(kind, needle, template.format(s=needle)))
 
     add("openai", "sk-proj-" + _r(rng, URLSAFE, 64), "export OPENAI_API_KEY={s}")
-    add("anthropic", "sk-ant-api03-" + _r(rng, URLSAFE, 93) + "AA", "use this key: {s} for the test")
+    add(
+        "anthropic", "sk-ant-api03-" + _r(rng, URLSAFE, 93) + "AA", "use this key: {s} for the test"
+    )
     add("aws-key-id", "AKIA" + _r(rng, UPPER_NUM, 16), "aws_access_key_id = {s}")
     add("aws-secret", _r(rng, B64, 40), "aws_secret_access_key = {s}")
     add("gcp-api-key", "AIza" + _r(rng, URLSAFE, 35), "const key = '{s}';")
     sa = _pem(rng, "PRIVATE KEY", "\\n")
     add("gcp-service-account", sa, '{{"type": "service_account", "private_key": "{s}\\n"}}')
-    add("github-classic", "ghp_" + _r(rng, ALNUM, 36), "git remote set-url origin https://{s}@github.com/o/r")
-    add("github-fine", "github_pat_" + _r(rng, ALNUM, 22) + "_" + _r(rng, ALNUM, 59), "GH_TOKEN={s} gh pr list")
+    add(
+        "github-classic",
+        "ghp_" + _r(rng, ALNUM, 36),
+        "git remote set-url origin https://{s}@github.com/o/r",
+    )
+    add(
+        "github-fine",
+        "github_pat_" + _r(rng, ALNUM, 22) + "_" + _r(rng, ALNUM, 59),
+        "GH_TOKEN={s} gh pr list",
+    )
     add("github-app", "ghs_" + _r(rng, ALNUM, 36), "the installation token ({s}) expired")
     add("gitlab", "glpat-" + _r(rng, URLSAFE, 20), "PRIVATE-TOKEN: {s}")
-    add("slack-bot", f"xoxb-{_r(rng, string.digits, 12)}-{_r(rng, string.digits, 13)}-{_r(rng, ALNUM, 24)}", "SLACK_BOT_TOKEN={s}")
+    add(
+        "slack-bot",
+        f"xoxb-{_r(rng, string.digits, 12)}-{_r(rng, string.digits, 13)}-{_r(rng, ALNUM, 24)}",
+        "SLACK_BOT_TOKEN={s}",
+    )
     hook = f"T{_r(rng, UPPER_NUM, 8)}/B{_r(rng, UPPER_NUM, 10)}/{_r(rng, ALNUM, 24)}"
     add("slack-webhook", hook, "post to https://hooks.slack.com/services/{s} when done")
-    add("stripe-live", "sk_live_" + _r(rng, ALNUM, 24), "Stripe.api_key = \"{s}\"")
+    add("stripe-live", "sk_live_" + _r(rng, ALNUM, 24), 'Stripe.api_key = "{s}"')
     add("stripe-restricted", "rk_live_" + _r(rng, ALNUM, 24), "restricted key {s}")
-    add("huggingface", "hf_" + _r(rng, string.ascii_letters, 34), "huggingface-cli login --token {s}")
+    add(
+        "huggingface",
+        "hf_" + _r(rng, string.ascii_letters, 34),
+        "huggingface-cli login --token {s}",
+    )
     add("npm", "npm_" + _r(rng, ALNUM, 36), "//registry.npmjs.org/:_authToken={s}")
     add("rsa-private-key", _pem(rng, "RSA PRIVATE KEY"), "here is the key file:\n{s}\nkeep it safe")
     add("openssh-private-key", _pem(rng, "OPENSSH PRIVATE KEY"), "{s}")
     header = base64.urlsafe_b64encode(b'{"alg":"HS256","typ":"JWT"}').rstrip(b"=").decode()
-    payload = base64.urlsafe_b64encode(json.dumps({"sub": _r(rng, HEX, 12)}).encode()).rstrip(b"=").decode()
+    payload = (
+        base64.urlsafe_b64encode(json.dumps({"sub": _r(rng, HEX, 12)}).encode())
+        .rstrip(b"=")
+        .decode()
+    )
     add("jwt", f"{header}.{payload}.{_r(rng, URLSAFE, 43)}", "cookie session={s}; Path=/")
     add("url-password", _password(rng), "DATABASE_URL=postgres://app:{s}@db.internal:5432/prod")
     add("bearer", _r(rng, ALNUM, 40), 'curl -H "Authorization: Bearer {s}" https://api.internal/v1')
@@ -106,7 +133,10 @@ def tokens(needle: str) -> list[str]:
 def claude_transcript(path: Path, sid: str, cwd: str, items: list[Secret]) -> None:
     lines = [{"type": "summary", "summary": f"deploy notes {items[0].text}", "leafUuid": "leaf"}]
     for n, s in enumerate(items):
-        for role, text in (("user", f"please use {s.text}"), ("assistant", f"Configured: {s.text}")):
+        for role, text in (
+            ("user", f"please use {s.text}"),
+            ("assistant", f"Configured: {s.text}"),
+        ):
             content = text if role == "user" else [{"type": "text", "text": text}]
             lines.append(
                 {
@@ -127,7 +157,12 @@ def codex_transcript(path: Path, sid: str, cwd: str, items: list[Secret]) -> Non
         {
             "type": "session_meta",
             "timestamp": "2026-01-02T10:00:00Z",
-            "payload": {"id": sid, "cwd": cwd, "originator": "codex_cli_rs", "timestamp": "2026-01-02T10:00:00Z"},
+            "payload": {
+                "id": sid,
+                "cwd": cwd,
+                "originator": "codex_cli_rs",
+                "timestamp": "2026-01-02T10:00:00Z",
+            },
         }
     ]
     for n, s in enumerate(items):
@@ -136,7 +171,11 @@ def codex_transcript(path: Path, sid: str, cwd: str, items: list[Secret]) -> Non
                 {
                     "type": "response_item",
                     "timestamp": f"2026-01-02T10:{n:02d}:01Z",
-                    "payload": {"type": "message", "role": role, "content": [{"type": kind, "text": f"{role} says {s.text}"}]},
+                    "payload": {
+                        "type": "message",
+                        "role": role,
+                        "content": [{"type": kind, "text": f"{role} says {s.text}"}],
+                    },
                 }
             )
     write_jsonl(path, lines)
@@ -144,11 +183,33 @@ def codex_transcript(path: Path, sid: str, cwd: str, items: list[Secret]) -> Non
 
 def gemini_transcript(path: Path, sid: str, items: list[Secret]) -> None:
     lines: list[dict[str, object]] = [
-        {"sessionId": sid, "projectHash": "0" * 64, "startTime": "2026-01-02T10:00:00.000Z", "lastUpdated": "2026-01-02T10:00:00.000Z", "kind": "main"}
+        {
+            "sessionId": sid,
+            "projectHash": "0" * 64,
+            "startTime": "2026-01-02T10:00:00.000Z",
+            "lastUpdated": "2026-01-02T10:00:00.000Z",
+            "kind": "main",
+        }
     ]
     for n, s in enumerate(items):
-        lines.append({"id": f"u{n}", "timestamp": f"2026-01-02T10:{n:02d}:00.000Z", "type": "user", "content": [{"text": f"note: {s.text}"}]})
-        lines.append({"id": f"a{n}", "timestamp": f"2026-01-02T10:{n:02d}:05.000Z", "type": "gemini", "content": f"Stored {s.text}", "thoughts": [], "model": "gemini-test"})
+        lines.append(
+            {
+                "id": f"u{n}",
+                "timestamp": f"2026-01-02T10:{n:02d}:00.000Z",
+                "type": "user",
+                "content": [{"text": f"note: {s.text}"}],
+            }
+        )
+        lines.append(
+            {
+                "id": f"a{n}",
+                "timestamp": f"2026-01-02T10:{n:02d}:05.000Z",
+                "type": "gemini",
+                "content": f"Stored {s.text}",
+                "thoughts": [],
+                "model": "gemini-test",
+            }
+        )
     write_jsonl(path, lines)
 
 
@@ -159,9 +220,19 @@ def write_jsonl(path: Path, lines: list[dict[str, object]]) -> None:
 
 def agent_files(root: Path, items: list[Secret]) -> dict[str, Path]:
     """One transcript per agent under `root`, each carrying every secret."""
-    claude = root / ".claude" / "projects" / "-work-app" / "11111111-2222-4333-8444-555555555555.jsonl"
+    claude = (
+        root / ".claude" / "projects" / "-work-app" / "11111111-2222-4333-8444-555555555555.jsonl"
+    )
     claude_transcript(claude, "11111111-2222-4333-8444-555555555555", "/work/app", items)
-    codex = root / ".codex" / "sessions" / "2026" / "01" / "02" / "rollout-2026-01-02T10-00-00-0199aaaa-bbbb-7ccc-8ddd-eeeeffff0000.jsonl"
+    codex = (
+        root
+        / ".codex"
+        / "sessions"
+        / "2026"
+        / "01"
+        / "02"
+        / "rollout-2026-01-02T10-00-00-0199aaaa-bbbb-7ccc-8ddd-eeeeffff0000.jsonl"
+    )
     codex_transcript(codex, "0199aaaa-bbbb-7ccc-8ddd-eeeeffff0000", "/work/api", items)
     gemini = root / ".gemini" / "tmp" / "app" / "chats" / "session-2026-01-02T10-00-gem00001.jsonl"
     gemini_transcript(gemini, "gem00001-0000-4000-8000-000000000001", items)

@@ -176,14 +176,18 @@ def test_forget_project_by_directory_or_glob(
 def test_marker_keeps_a_session_out_and_deletes_it_if_indexed(
     tmp_path: Path, recall_home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    a, b = _two_sessions(tmp_path, capsys)
+    a, _ = _two_sessions(tmp_path, capsys)
     lines = [json.loads(x) for x in a.read_text().splitlines()]
-    turn = dict(lines[1], uuid="late-1", message={"role": "user", "content": "Recall:Ignore this one"})
+    turn = dict(
+        lines[1], uuid="late-1", message={"role": "user", "content": "Recall:Ignore this one"}
+    )
     write_jsonl(a, [*lines, turn])
     ingest(capsys, "claude", a)
     assert sessions(capsys) == 1 and b"zanzibarquokka" not in db_bytes(recall_home)
     # later turns of the marked session stay out too
-    after = dict(lines[1], uuid="late-2", message={"role": "user", "content": "more zanzibarquokka"})
+    after = dict(
+        lines[1], uuid="late-2", message={"role": "user", "content": "more zanzibarquokka"}
+    )
     write_jsonl(a, [*lines, turn, after])
     ingest(capsys, "claude", a)
     assert sessions(capsys) == 1

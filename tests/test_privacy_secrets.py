@@ -104,9 +104,7 @@ def test_no_secret_in_search_results(
     assert hits["found"] >= 1
 
 
-def test_no_secret_in_the_database_file_or_wal(
-    corpus: dict[str, Path], recall_home: Path
-) -> None:
+def test_no_secret_in_the_database_file_or_wal(corpus: dict[str, Path], recall_home: Path) -> None:
     data = db_bytes(recall_home)
     assert b"redacted" in data
     assert leaks(data, SECRETS) == []

@@ -33,9 +33,14 @@ def r(n: int, chars: str = AN) -> str:
 HEXL = "0123456789abcdef"
 # rule id -> a text holding one secret of that rule's shape (fake, generated here)
 EXAMPLES: dict[str, str] = {
-    "private-key": "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEE" + r(40) + "\n-----END EC PRIVATE KEY-----",
+    "private-key": "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEE"
+    + r(40)
+    + "\n-----END EC PRIVATE KEY-----",
     "private-key-cut": "pasted: -----BEGIN PRIVATE KEY-----\nMIIEvQ" + r(60) + "\n" + r(30),
-    "putty-key": "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nPrivate-Lines: 1\n" + r(40) + "\nPrivate-MAC: " + r(64, HEXL),
+    "putty-key": "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nPrivate-Lines: 1\n"
+    + r(40)
+    + "\nPrivate-MAC: "
+    + r(64, HEXL),
     "age-key": "AGE-SECRET-KEY-1" + r(58, string.ascii_uppercase + string.digits),
     "anthropic-key": "key sk-ant-admin01-" + r(40, AN + "-_"),
     "openrouter-key": "sk-or-v1-" + r(64, HEXL),
@@ -52,7 +57,9 @@ EXAMPLES: dict[str, str] = {
     "gcp-api-key": "AIza" + r(35),
     "gcp-oauth-secret": "GOCSPX-" + r(28),
     "google-oauth-token": "ya29." + r(60, AN + "-_"),
-    "azure-storage-key": "DefaultEndpointsProtocol=https;AccountName=x;AccountKey=" + r(86, AN + "+/") + "==;",
+    "azure-storage-key": "DefaultEndpointsProtocol=https;AccountName=x;AccountKey="
+    + r(86, AN + "+/")
+    + "==;",
     "digitalocean-token": "dop_v1_" + r(64, HEXL),
     "databricks-token": "dapi" + r(32, HEXL),
     "supabase-token": "sbp_" + r(40, HEXL),
@@ -72,7 +79,12 @@ EXAMPLES: dict[str, str] = {
     "postman-key": "PMAK-" + r(24, HEXL) + "-" + r(34, HEXL),
     "grafana-token": "glsa_" + r(32) + "_" + r(8, HEXL),
     "slack-token": "xoxp-" + r(12, string.digits) + "-" + r(30),
-    "slack-app-token": "xapp-1-A" + r(10, string.ascii_uppercase) + "-" + r(13, string.digits) + "-" + r(64, HEXL),
+    "slack-app-token": "xapp-1-A"
+    + r(10, string.ascii_uppercase)
+    + "-"
+    + r(13, string.digits)
+    + "-"
+    + r(64, HEXL),
     "slack-webhook": "https://hooks.slack.com/workflows/T0" + r(20),
     "discord-webhook": "https://discord.com/api/webhooks/" + r(18, string.digits) + "/" + r(68),
     "telegram-bot-token": r(9, string.digits) + ":AA" + r(33),
@@ -189,7 +201,9 @@ PIECES = st.sampled_from(
     ]
 )
 TEXT = st.lists(
-    st.one_of(PIECES, st.text(alphabet=AN + "+/_-.=", min_size=1, max_size=48), st.text(max_size=6)),
+    st.one_of(
+        PIECES, st.text(alphabet=AN + "+/_-.=", min_size=1, max_size=48), st.text(max_size=6)
+    ),
     max_size=24,
 ).map("".join)
 

@@ -8,6 +8,7 @@ core (an error if it is missing); `python` forces the twin.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from types import ModuleType
 
 from recall import __version__, _pycore
@@ -40,6 +41,6 @@ core, IMPL, IMPL_REASON = _select()
 strip_reminders = core.strip_reminders
 
 # --- issue 5: secret redaction ---
-redact = core.redact
-secret_spans = core.secret_spans
+redact: Callable[[str], str] = core.redact
+secret_spans: Callable[[str], list[tuple[int, int, str]]] = core.secret_spans
 # --- end issue 5 ---

@@ -33,8 +33,11 @@ _PLACEHOLDER_WORDS = (
     "replace-me",
 )
 _PLACEHOLDER_EXACT = frozenset(
-    "password passwd pass secret token bearer basic digest negotiate none null nil true false"
-    " undefined string required hidden empty unset default".split()
+    {
+        *("password", "passwd", "pass", "secret", "token", "bearer", "basic", "digest"),
+        *("negotiate", "none", "null", "nil", "true", "false", "undefined", "string"),
+        *("required", "hidden", "empty", "unset", "default"),
+    }
 )
 _NUMERIC = frozenset("0123456789.,:_ +-")
 _ASCII_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
@@ -93,9 +96,7 @@ def looks_like_value(value: str) -> bool:
 
 def is_uuid(value: str) -> bool:
     parts = value.split("-")
-    return [len(p) for p in parts] == [8, 4, 4, 4, 12] and all(
-        c in _HEX for p in parts for c in p
-    )
+    return [len(p) for p in parts] == [8, 4, 4, 4, 12] and all(c in _HEX for p in parts for c in p)
 
 
 def _ascii_lower(text: str) -> str:

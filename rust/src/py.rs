@@ -51,7 +51,10 @@ fn redact(py: Python<'_>, text: &Bound<'_, PyString>) -> PyResult<String> {
 
 /// Every accepted match as `(start, end, label)` in character offsets, unmerged.
 #[pyfunction]
-fn secret_spans(py: Python<'_>, text: &Bound<'_, PyString>) -> PyResult<Vec<(usize, usize, String)>> {
+fn secret_spans(
+    py: Python<'_>,
+    text: &Bound<'_, PyString>,
+) -> PyResult<Vec<(usize, usize, String)>> {
     let t = as_text(text)?;
     let spans = if t.len() > DETACH_BYTES {
         py.detach(|| crate::redact::secret_spans(&t))

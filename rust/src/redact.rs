@@ -214,7 +214,8 @@ pub fn is_placeholder(value: &str) -> bool {
         return true;
     }
     let lower = value.to_ascii_lowercase();
-    PLACEHOLDER_EXACT.contains(&lower.as_str()) || PLACEHOLDER_WORDS.iter().any(|w| lower.contains(w))
+    PLACEHOLDER_EXACT.contains(&lower.as_str())
+        || PLACEHOLDER_WORDS.iter().any(|w| lower.contains(w))
 }
 
 fn is_ident(part: &str) -> bool {
@@ -279,8 +280,7 @@ pub fn secret_spans(text: &str) -> Vec<Span> {
     let lower = text.to_ascii_lowercase();
     let mut found = Vec::new();
     for (index, rule) in rules().iter().enumerate() {
-        if !rule.keywords.is_empty() && !rule.keywords.iter().any(|k| lower.contains(k.as_str()))
-        {
+        if !rule.keywords.is_empty() && !rule.keywords.iter().any(|k| lower.contains(k.as_str())) {
             continue;
         }
         let regex = rule.regex();
@@ -407,15 +407,35 @@ mod tests {
     #[test]
     fn overlapping_spans_merge() {
         let spans = [
-            Span { start: 0, end: 4, rule: 1 },
-            Span { start: 2, end: 8, rule: 0 },
-            Span { start: 9, end: 10, rule: 2 },
+            Span {
+                start: 0,
+                end: 4,
+                rule: 1,
+            },
+            Span {
+                start: 2,
+                end: 8,
+                rule: 0,
+            },
+            Span {
+                start: 9,
+                end: 10,
+                rule: 2,
+            },
         ];
         assert_eq!(
             merge(&spans),
             vec![
-                Span { start: 0, end: 8, rule: 1 },
-                Span { start: 9, end: 10, rule: 2 }
+                Span {
+                    start: 0,
+                    end: 8,
+                    rule: 1
+                },
+                Span {
+                    start: 9,
+                    end: 10,
+                    rule: 2
+                }
             ]
         );
     }

@@ -15,7 +15,7 @@ COMMANDS = (ingest, sync, search, show, status, demo)
 # --- issue 5: privacy commands ---
 from recall.cli import forget, redact  # noqa: E402
 
-COMMANDS = (*COMMANDS, redact, forget)
+COMMANDS = (*COMMANDS, redact, forget)  # type: ignore[assignment]
 # --- end issue 5 ---
 
 

@@ -21,7 +21,9 @@ def add_parser(subs: Any) -> None:
     p.add_argument(
         "--project", metavar="P", help="forget every session of this project (a path or a glob)"
     )
-    p.add_argument("--dry-run", action="store_true", help="list what would be forgotten, delete nothing")
+    p.add_argument(
+        "--dry-run", action="store_true", help="list what would be forgotten, delete nothing"
+    )
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(run=run)
 
@@ -41,7 +43,9 @@ def _targets(db: Any, args: argparse.Namespace) -> list[int]:
         ).fetchone()
         return family(db, sid, agent)
     only = " WHERE agent = ?" if args.agent else ""
-    rows = db.execute(f"SELECT id, project FROM sessions{only}", (args.agent,) if args.agent else ())
+    rows = db.execute(
+        f"SELECT id, project FROM sessions{only}", (args.agent,) if args.agent else ()
+    )
     found = [int(r) for r, project in rows if project and project_matches(project, [args.project])]
     if not found:
         raise NotFoundError(f"no indexed session belongs to project {args.project!r}")
@@ -77,9 +81,15 @@ def run(args: argparse.Namespace) -> int:
         print_json({**msgspec.structs.asdict(done), "dry_run": args.dry_run})
         return 0
     verb = "would forget" if args.dry_run else "forgot"
-    print(f"{verb} {len(done.sessions)} sessions" + ("" if args.dry_run else f" ({done.messages} messages)"))
+    print(
+        f"{verb} {len(done.sessions)} sessions"
+        + ("" if args.dry_run else f" ({done.messages} messages)")
+    )
     for sid in done.sessions:
         print(f"  {sid}")
     if args.project and not args.dry_run:
-        print(f"to keep new sessions of this project out too: [privacy] exclude_projects = [{args.project!r}]")
+        print(
+            "to keep new sessions of this project out too: "
+            f"[privacy] exclude_projects = [{args.project!r}]"
+        )
     return 0

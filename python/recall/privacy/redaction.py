@@ -112,7 +112,7 @@ def current() -> Redactor:
 
 
 def redact_text(text: str) -> str:
-    """Redact with the user's settings; with the built-in rules alone if the config is unreadable."""
+    """Redact with the user's settings (built-in rules alone if the config is unreadable)."""
     try:
         redactor = current()
     except ConfigError:
