@@ -8,6 +8,7 @@
 //! earlier rules first, and overlapping spans merge so that every character
 //! any rule matched is replaced by `[REDACTED:label]`.
 
+use aho_corasick::AhoCorasick;
 use regex::Regex;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -152,6 +153,51 @@ pub fn rules() -> &'static [Rule] {
     })
 }
 
+/// Every rule's keywords in one automaton, with the rule each keyword belongs to.
+struct Keywords {
+    automaton: AhoCorasick,
+    owner: Vec<usize>,
+}
+
+fn keywords() -> &'static Keywords {
+    static KEYWORDS: OnceLock<Keywords> = OnceLock::new();
+    KEYWORDS.get_or_init(|| {
+        let mut words = Vec::new();
+        let mut owner = Vec::new();
+        for (index, rule) in rules().iter().enumerate() {
+            for word in &rule.keywords {
+                words.push(word.as_str());
+                owner.push(index);
+            }
+        }
+        let automaton = AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(&words)
+            .unwrap_or_else(|e| panic!("redaction keywords: {e}"));
+        Keywords { automaton, owner }
+    })
+}
+
+/// Which rules may match `text`: those without keywords, and those with one
+/// present in it (ASCII case-insensitively, as the twin's lowercased search).
+fn candidates(text: &str) -> Vec<bool> {
+    let table = rules();
+    let mut run: Vec<bool> = table.iter().map(|r| r.keywords.is_empty()).collect();
+    let kw = keywords();
+    let mut left = run.iter().filter(|&&r| !r).count();
+    for m in kw.automaton.find_overlapping_iter(text) {
+        let rule = kw.owner[m.pattern().as_usize()];
+        if !run[rule] {
+            run[rule] = true;
+            left -= 1;
+            if left == 0 {
+                break;
+            }
+        }
+    }
+    run
+}
+
 /// Shannon entropy in bits per character, summed in code-point order (as the twin does).
 pub fn entropy(text: &str) -> f64 {
     let mut counts: BTreeMap<char, u32> = BTreeMap::new();
@@ -277,10 +323,10 @@ pub struct Span {
 
 /// Every accepted match of every built-in rule, ordered by start then rule, not merged.
 pub fn secret_spans(text: &str) -> Vec<Span> {
-    let lower = text.to_ascii_lowercase();
+    let run = candidates(text);
     let mut found = Vec::new();
     for (index, rule) in rules().iter().enumerate() {
-        if !rule.keywords.is_empty() && !rule.keywords.iter().any(|k| lower.contains(k.as_str())) {
+        if !run[index] {
             continue;
         }
         let regex = rule.regex();
