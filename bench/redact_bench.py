@@ -182,7 +182,8 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"{impl:6} {r['mb_s']:8.1f} MB/s ({r['x_of_lower_baseline']:.3f}x lower())"
             f"  {r['us_per_message']:7.1f} us/message  {r['redactions']} redactions"
-            f"  first call {r['redact_first_call_ms']:.1f} ms (strip_reminders {r['strip_reminders_first_call_ms']:.2f} ms)"
+            f"  first call {r['redact_first_call_ms']:.1f} ms"
+            f" (strip_reminders {r['strip_reminders_first_call_ms']:.2f} ms)"
             f"  sync {r['sync_off_s']:.2f}s off / {r['sync_on_s']:.2f}s on = {r['overhead_x']:.2f}x"
         )
     print(f"rust / python: {results['rust_over_python_x']:.0f}x")
