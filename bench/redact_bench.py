@@ -175,7 +175,8 @@ def main(argv: list[str] | None = None) -> int:
         }
     results["rust_over_python_x"] = results["rust"]["mb_s"] / results["python"]["mb_s"]
     print(
-        f"text: {results['messages']} messages, {mb:.1f} MB; str.lower() {results['baseline_lower_mb_s']:.0f} MB/s"
+        f"text: {results['messages']} messages, {mb:.1f} MB;"
+        f" str.lower() {results['baseline_lower_mb_s']:.0f} MB/s"
     )
     for impl in IMPLS:
         r = results[impl]
