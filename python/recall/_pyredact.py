@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 from recall.textutil import scrub
@@ -134,6 +135,11 @@ class Rule:
             elif check != "-":
                 raise ValueError(f"unknown check {check!r} in rule {self.id}")
         self._regex: re.Pattern[str] | None = None
+        lead = _LEAD.match(self.pattern)
+        self.lead = tuple(w.lower() for w in lead.group(1).split("|")) if lead else None
+        """When the pattern opens with `(?i:word|word…)`, those words: a match can only
+        start where one occurs, so only those places are tried (sre cannot skip ahead
+        to a case-insensitive alternation by itself, and scans position by position)."""
 
     @property
     def regex(self) -> re.Pattern[str]:
@@ -159,6 +165,29 @@ class Rule:
             return False
         return self.min_entropy is None or entropy(secret) >= self.min_entropy
 
+    def matches(self, text: str, lower: str) -> Iterator[re.Match[str]]:
+        """The same matches as `regex.finditer(text)`, found faster when the rule has a lead."""
+        if self.lead is None:
+            yield from self.regex.finditer(text)
+            return
+        starts: set[int] = set()
+        for word in self.lead:
+            at = lower.find(word)
+            while at >= 0:
+                starts.add(at)
+                at = lower.find(word, at + 1)
+        end = 0
+        for at in sorted(starts):
+            if at < end:
+                continue
+            m = self.regex.match(text, at)
+            if m is not None:
+                yield m
+                end = m.end()
+
+
+_LEAD = re.compile(r"\(\?i:([A-Za-z0-9_-]+(?:\|[A-Za-z0-9_-]+)*)\)")
+
 
 def load_rules(text: str) -> list[Rule]:
     lines = [ln for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
@@ -182,7 +211,7 @@ def secret_spans(text: str) -> list[tuple[int, int, str]]:
     for rule in rules():
         if rule.keywords and not any(k in lower for k in rule.keywords):
             continue
-        for m in rule.regex.finditer(text):
+        for m in rule.matches(text, lower):
             group = next((g for g in range(1, rule.regex.groups + 1) if m.start(g) >= 0), 0)
             start, end = m.span(group)
             if start < end and rule.accepts(text, start, end):
