@@ -234,3 +234,26 @@ def test_project_glob_matching() -> None:
     assert project_matches("/home/me/secret", ["/home/me/secret/"])
     assert not project_matches("/home/me/secretary", ["/home/me/secret"])
     assert not project_matches("/home/me/app", [])
+
+
+def test_a_hook_deletes_a_marked_session_and_sync_finishes_the_compaction(
+    tmp_path: Path, recall_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sqlite3
+
+    from clihelp import run
+
+    a, _ = _two_sessions(tmp_path, capsys)
+    lines = [json.loads(x) for x in a.read_text().splitlines()]
+    turn = dict(lines[1], uuid="late-1", message={"role": "user", "content": "recall:ignore"})
+    write_jsonl(a, [*lines, turn])
+    payload = json.dumps({"session_id": a.stem, "transcript_path": str(a)})
+    proc = run("ingest", "--event", "agent-stop", stdin=payload.encode())
+    assert proc.returncode == 0 and proc.stdout == b""
+    assert sessions(capsys) == 1
+    with sqlite3.connect(recall_home / "recall.db") as db:
+        assert db.execute("SELECT reason, compacted FROM forgotten").fetchall() == [("marker", 0)]
+    assert call(capsys, "sync", "--quiet")[0] == 0
+    with sqlite3.connect(recall_home / "recall.db") as db:
+        assert db.execute("SELECT compacted FROM forgotten").fetchall() == [(1,)]
+    assert b"zanzibarquokka" not in db_bytes(recall_home)
