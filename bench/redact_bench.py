@@ -18,8 +18,8 @@ One run, every figure beside a baseline taken in the same run (SPEC §8):
    message; the first call compiles the rules whose keywords occur. Reported
    beside the same process importing the core and calling `strip_reminders`.
 5. Ingest: `recall sync` of the corpus into an empty index with redaction on
-   and off (`[redact] enabled = false`), per core; the ratio is the overhead
-   redaction adds to a backfill.
+   and off (`[redact] enabled = false`), per core, alternated, median of
+   `--syncs` runs each; the ratio is the overhead redaction adds to a backfill.
 """
 
 from __future__ import annotations
@@ -132,6 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sessions", type=int, default=150)
     parser.add_argument("--passes", type=int, default=5)
+    parser.add_argument("--syncs", type=int, default=3, help="sync runs per core and setting")
     args = parser.parse_args(argv)
     from recall import _core, _pycore  # type: ignore[attr-defined]
 
@@ -145,8 +146,13 @@ def main(argv: list[str] | None = None) -> int:
         ingest: dict[str, dict[str, float]] = {}
         data = work
         for impl in IMPLS:
-            off, data = sync_seconds(home, work, impl, enabled=False)
-            on, _ = sync_seconds(home, work, impl, enabled=True)
+            offs, ons = [], []
+            for _ in range(args.syncs):  # alternated, medians: the machine is shared
+                off, data = sync_seconds(home, work, impl, enabled=False)
+                on, _ = sync_seconds(home, work, impl, enabled=True)
+                offs.append(off)
+                ons.append(on)
+            off, on = statistics.median(offs), statistics.median(ons)
             ingest[impl] = {"sync_off_s": off, "sync_on_s": on, "overhead_x": on / off}
         texts = texts_from(data, rng)
     blob = "\n".join(texts)

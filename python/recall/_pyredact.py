@@ -101,7 +101,9 @@ def is_uuid(value: str) -> bool:
 
 
 def _ascii_lower(text: str) -> str:
-    return text.translate(_LOWER)
+    """`text` with A-Z lowered and nothing else changed, so indices still line up
+    (`str.lower` alone can change a non-ASCII text's length: `İ` becomes two)."""
+    return text.lower() if text.isascii() else text.translate(_LOWER)
 
 
 _LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
