@@ -257,3 +257,27 @@ def test_a_hook_deletes_a_marked_session_and_sync_finishes_the_compaction(
     with sqlite3.connect(recall_home / "recall.db") as db:
         assert db.execute("SELECT compacted FROM forgotten").fetchall() == [(1,)]
     assert b"zanzibarquokka" not in db_bytes(recall_home)
+
+
+def test_a_reader_holding_the_wal_is_reported_and_a_rescan_finishes_later(
+    tmp_path: Path,
+    recall_home: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import sqlite3
+
+    from recall.privacy import forget
+
+    monkeypatch.setattr(forget, "CHECKPOINT_TRIES", 2)
+    _two_sessions(tmp_path, capsys)
+    reader = sqlite3.connect((recall_home / "recall.db").as_uri() + "?mode=ro", uri=True)
+    reader.execute("BEGIN")
+    reader.execute("SELECT count(*) FROM messages").fetchone()  # pins a snapshot
+    code, out, err = call(capsys, "forget", "aaaaaaaa")
+    assert code == 0 and "forgot 1 sessions" in out
+    assert "could not be emptied" in err
+    reader.close()
+    report = call_json(capsys, "redact", "--rescan")
+    assert report["wal_emptied"] is True
+    assert b"zanzibarquokka" not in db_bytes(recall_home)

@@ -11,6 +11,7 @@ so no copy remains, and a tombstone (id and agent only) keeps hooks and
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 
@@ -76,7 +77,11 @@ def run(args: argparse.Namespace) -> int:
             store.conn.execute("PRAGMA secure_delete=ON")
             with store.transaction() as db:
                 done = delete_sessions(db, rowids, FORGET)
-            compact(store)
+            if not compact(store):
+                sys.stderr.write(
+                    "recall: warning: another process is reading the index, so its WAL could"
+                    " not be emptied yet; run `recall redact --rescan` when it is done\n"
+                )
     if args.json:
         print_json({**msgspec.structs.asdict(done), "dry_run": args.dry_run})
         return 0

@@ -66,6 +66,11 @@ def _rescan(args: argparse.Namespace) -> int:
     redactor = current()
     with open_writer() as store:
         report = rescan(store, redactor)
+    if not report.wal_emptied:
+        sys.stderr.write(
+            "recall: warning: another process is reading the index, so its WAL could not be"
+            " emptied yet; run `recall redact --rescan` again when it is done\n"
+        )
     if args.json:
         print_json(report)
         return 0

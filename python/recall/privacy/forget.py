@@ -21,6 +21,10 @@ FTS_TABLES = ("messages_fts", "sessions_fts")
 """External-content FTS5 indexes over conversation text; other issues add theirs here."""
 
 
+CHECKPOINT_TRIES = 25
+"""Checkpoint attempts (~0.2 s each) before giving up on a reader that pins the WAL."""
+
+
 class Forgotten(msgspec.Struct):
     sessions: list[str]
     messages: int
@@ -54,21 +58,34 @@ def delete_sessions(db: sqlite3.Connection, rowids: list[int], reason: str) -> F
     return done
 
 
-def _checkpoint(conn: sqlite3.Connection) -> None:
-    """Checkpoint the whole WAL and truncate it; retries while a reader pins old frames."""
-    for _ in range(50):
-        busy, _log, _done = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-        if not busy:
-            return
-        time.sleep(0.1)
+def _checkpoint(conn: sqlite3.Connection) -> bool:
+    """Checkpoint the whole WAL and truncate it; retries while a reader pins old frames.
+
+    False when a reader kept it from finishing (for ~5 s): old frames may remain.
+    """
+    from recall.store.db import BUSY_TIMEOUT_MS
+
+    # TRUNCATE waits in the busy handler for readers: keep each wait short.
+    conn.execute("PRAGMA busy_timeout=100")
+    try:
+        for _ in range(CHECKPOINT_TRIES):
+            busy, _log, _done = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            if not busy:
+                return True
+            time.sleep(0.1)
+        return False
+    finally:
+        conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
 
 
-def compact(store: Store, rebuild: bool = False) -> None:
+def compact(store: Store, rebuild: bool = False) -> bool:
     """Leave no trace of deleted or rewritten text in the database file or its WAL.
 
     `rebuild` re-creates the FTS indexes from their content tables (after
     text was rewritten); otherwise they are merged into one segment each,
     which drops deleted entries. Takes the write lock; runs no transaction.
+    Returns False when another process's open read kept the WAL from being
+    emptied (the caller should say so: running again later finishes the job).
     """
     conn = store.conn
     with write_lock(store.lock_path):
@@ -84,15 +101,13 @@ def compact(store: Store, rebuild: bool = False) -> None:
         conn.execute("COMMIT")
         _checkpoint(conn)
         conn.execute("VACUUM")
-        _checkpoint(conn)
         conn.execute("UPDATE forgotten SET compacted = 1 WHERE compacted = 0")
-        _checkpoint(conn)
+        return _checkpoint(conn)
 
 
 def compact_if_pending(store: Store) -> bool:
-    """Compact when a session was deleted without it (by a hook); False if nothing waited."""
+    """Compact when a session was deleted without it (by a hook); True when done or not needed."""
     row = store.conn.execute("SELECT 1 FROM forgotten WHERE compacted = 0 LIMIT 1").fetchone()
     if row is None:
-        return False
-    compact(store)
-    return True
+        return True
+    return compact(store)

@@ -32,6 +32,7 @@ class RescanReport(msgspec.Struct):
     states_changed: int = 0
     sessions_removed: int = 0
     log_lines_changed: int = 0
+    wal_emptied: bool = True
 
 
 def _messages(store: Store, redactor: Redactor, report: RescanReport) -> None:
@@ -130,6 +131,6 @@ def rescan(store: Store, redactor: Redactor) -> RescanReport:
     with store.transaction() as db:
         _sessions(db, redactor, report)
         _privacy(db, report)
-    compact(store, rebuild=True)
+    report.wal_emptied = compact(store, rebuild=True)
     _log(redactor, report)
     return report
