@@ -8,6 +8,7 @@ pub mod reminders;
 
 // --- issue 5: secret redaction ---
 pub mod redact;
+pub mod secret_checks;
 pub use redact::redact;
 // --- end issue 5 ---
 
