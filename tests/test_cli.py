@@ -216,9 +216,17 @@ def test_example_config_is_valid_when_uncommented(tmp_path: Path) -> None:
     from recall.config import Config
 
     text = (REPO / "config.example.toml").read_text(encoding="utf-8")
-    uncommented = re.sub(r"^# (?=\[agents\.\w+\]|\w+ = )", "", text, flags=re.MULTILINE)
+    uncommented = re.sub(
+        r"^# (?=\[agents\.\w+\]|\[+(?:redact|privacy)[\w.]*\]+|\w+ = )",
+        "",
+        text,
+        flags=re.MULTILINE,
+    )
     config = msgspec.convert(tomllib.loads(uncommented), Config)
     assert config.computer == "laptop" and set(config.agents) == {"claude", "codex", "gemini"}
+    # issue 5: the privacy sections, at their defaults plus the one example extra rule
+    assert config.redact.enabled and config.privacy.ignore_marker == "recall:ignore"
+    assert [x.name for x in config.redact.extra] == ["acme-token"]
 
 
 def test_sync_on_a_machine_without_transcripts_says_where_it_looked(

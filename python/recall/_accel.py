@@ -8,6 +8,7 @@ core (an error if it is missing); `python` forces the twin.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from types import ModuleType
 
 from recall import __version__, _pycore
@@ -43,3 +44,8 @@ strip_reminders = core.strip_reminders
 tokenize = core.tokenize
 bm25_scores = core.bm25_scores
 dedup = core.dedup
+
+# --- issue 5: secret redaction ---
+redact: Callable[[str], str] = core.redact
+secret_spans: Callable[[str], list[tuple[int, int, str]]] = core.secret_spans
+# --- end issue 5 ---

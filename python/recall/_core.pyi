@@ -5,7 +5,7 @@ expose exactly these names with exactly these semantics; `recall._accel`
 picks one. Parity tests run every fixture through both.
 """
 
-__all__ = ["__version__", "strip_reminders"]
+__all__ = ["__version__", "redact", "secret_spans", "strip_reminders"]
 
 __version__: str
 
@@ -98,3 +98,24 @@ def dedup(texts: list[str], threshold: float = 0.8) -> list[int]:
     Raises:
         ValueError: `threshold` is outside [0, 1] or NaN.
     """
+
+# --- issue 5: secret redaction ---
+
+def redact(text: str) -> str:
+    """Replace every secret the built-in rules find with `[REDACTED:label]`.
+
+    The rules are `recall/redact_rules.txt`: each rule whose keywords occur
+    in the text runs over it; a match whose secret (its first capture group
+    that took part, else the whole match) passes the rule's checks is a span;
+    overlapping spans merge, labelled by the earliest (then the rule listed
+    first). Lone surrogates become U+FFFD first.
+    """
+
+def secret_spans(text: str) -> list[tuple[int, int, str]]:
+    """Every accepted match as `(start, end, label)`, in character offsets.
+
+    Ordered by start, then by the rule's place in the table; not merged, so
+    a caller can drop some (an allow-list) before merging the rest.
+    """
+
+# --- end issue 5 ---

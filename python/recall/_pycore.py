@@ -2,6 +2,7 @@
 
 from recall import __version__
 from recall._pyrank import bm25_scores, dedup, tokenize
+from recall._pyredact import redact, secret_spans
 from recall.textutil import scrub
 
 _OPEN = "<system-reminder>"
@@ -27,5 +28,5 @@ def strip_reminders(text: str) -> str:
     return "".join(out).strip()
 
 
-__all__ = ["__version__", "strip_reminders"]
+__all__ = ["__version__", "redact", "secret_spans", "strip_reminders"]
 __all__ += ["bm25_scores", "dedup", "tokenize"]  # ranking, from _pyrank

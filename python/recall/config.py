@@ -28,9 +28,44 @@ class AgentConfig(msgspec.Struct, forbid_unknown_fields=True):
     enabled: bool = True
 
 
+# --- issue 5: redaction and privacy settings (docs/privacy.md) ---
+
+
+class ExtraPattern(msgspec.Struct, forbid_unknown_fields=True):
+    name: str
+    """The label: matches become `[REDACTED:name]`."""
+    pattern: str
+    """A Python `re` pattern (run by Python whichever core is active); the secret
+    is its first capture group that took part, else the whole match."""
+
+
+class RedactConfig(msgspec.Struct, forbid_unknown_fields=True):
+    enabled: bool = True
+    allow: list[str] = msgspec.field(default_factory=list)
+    """Exact strings never redacted (a public test key, a known fixture token)."""
+    allow_patterns: list[str] = msgspec.field(default_factory=list)
+    """Python regexes: a secret that fully matches one is kept."""
+    disable: list[str] = msgspec.field(default_factory=list)
+    """Labels of built-in rules to switch off, e.g. "stripe-key"."""
+    extra: list[ExtraPattern] = msgspec.field(default_factory=list)
+
+
+class PrivacyConfig(msgspec.Struct, forbid_unknown_fields=True):
+    exclude_projects: list[str] = msgspec.field(default_factory=list)
+    """Globs over project directories; a matching project (or one below it) is never indexed."""
+    ignore_marker: str = "recall:ignore"
+    """A user message containing this (any case) keeps its whole session out of the index."""
+
+
+# --- end issue 5 ---
+
+
 class Config(msgspec.Struct, forbid_unknown_fields=True):
     computer: str | None = None
     agents: dict[str, AgentConfig] = msgspec.field(default_factory=dict)
+    # issue 5
+    redact: RedactConfig = msgspec.field(default_factory=RedactConfig)
+    privacy: PrivacyConfig = msgspec.field(default_factory=PrivacyConfig)
 
 
 def data_dir() -> Path:

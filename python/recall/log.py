@@ -21,7 +21,9 @@ def log(message: str) -> None:
         except FileNotFoundError:
             pass
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-        line = " ".join(message.split())
+        from recall.privacy.redaction import redact_text  # a logged error may quote a secret
+
+        line = " ".join(redact_text(message).split())
         with open(path, "a", encoding="utf-8", errors="replace") as fh:
             fh.write(f"{stamp} [{os.getpid()}] {line}\n")
     except Exception:

@@ -125,6 +125,9 @@ def sync(
             progress(n, len(files))
             last_tick = time.monotonic()
     flush()
+    from recall.privacy.forget import compact_if_pending  # issue 5: finish hooks' deletions
+
+    compact_if_pending(store)
     report.sessions_touched = len(touched)
     report.missing = _mark_missing(store, {str(p) for _, p in files})
     return report

@@ -6,6 +6,12 @@
 
 pub mod reminders;
 
+// --- issue 5: secret redaction ---
+pub mod redact;
+pub mod secret_checks;
+pub use redact::redact;
+// --- end issue 5 ---
+
 pub use reminders::strip_reminders;
 
 // Ranking where result lists meet: BM25 re-scoring and Jaccard dedup, over

@@ -107,6 +107,54 @@ fn dedup(py: Python<'_>, texts: Vec<Bound<'_, PyString>>, threshold: f64) -> PyR
 
 // --- end ranking ---
 
+// --- issue 5: secret redaction (see redact.rs) ---
+
+/// Large texts are redacted without the GIL, as `strip_reminders` does.
+const DETACH_BYTES: usize = 64 * 1024;
+
+/// `text` with every secret the built-in rules find replaced by `[REDACTED:label]`.
+#[pyfunction]
+fn redact(py: Python<'_>, text: &Bound<'_, PyString>) -> PyResult<String> {
+    let t = as_text(text)?;
+    Ok(if t.len() > DETACH_BYTES {
+        py.detach(|| crate::redact::redact(&t))
+    } else {
+        crate::redact::redact(&t)
+    })
+}
+
+/// Every accepted match as `(start, end, label)` in character offsets, unmerged.
+#[pyfunction]
+fn secret_spans(
+    py: Python<'_>,
+    text: &Bound<'_, PyString>,
+) -> PyResult<Vec<(usize, usize, String)>> {
+    let t = as_text(text)?;
+    let spans = if t.len() > DETACH_BYTES {
+        py.detach(|| crate::redact::secret_spans(&t))
+    } else {
+        crate::redact::secret_spans(&t)
+    };
+    let table = crate::redact::rules();
+    let mut offsets: Vec<usize> = spans.iter().flat_map(|s| [s.start, s.end]).collect();
+    offsets.sort_unstable();
+    offsets.dedup();
+    let mut chars = Vec::with_capacity(offsets.len());
+    let (mut byte, mut count) = (0usize, 0usize);
+    for &target in &offsets {
+        count += t[byte..target].chars().count();
+        byte = target;
+        chars.push(count);
+    }
+    let at = |b: usize| chars[offsets.binary_search(&b).unwrap_or(0)];
+    Ok(spans
+        .iter()
+        .map(|s| (at(s.start), at(s.end), table[s.rule].label.clone()))
+        .collect())
+}
+
+// --- end issue 5 ---
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", crate::VERSION)?;
@@ -115,5 +163,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tokenize, m)?)?;
     m.add_function(wrap_pyfunction!(bm25_scores, m)?)?;
     m.add_function(wrap_pyfunction!(dedup, m)?)?;
+    // issue 5: secret redaction
+    m.add_function(wrap_pyfunction!(redact, m)?)?;
+    m.add_function(wrap_pyfunction!(secret_spans, m)?)?;
     Ok(())
 }

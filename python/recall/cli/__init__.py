@@ -12,6 +12,12 @@ from recall.errors import RecallError
 
 COMMANDS = (ingest, sync, search, show, status, demo, doctor)
 
+# --- issue 5: privacy commands ---
+from recall.cli import forget, redact  # noqa: E402
+
+COMMANDS = (*COMMANDS, redact, forget)  # type: ignore[assignment]
+# --- end issue 5 ---
+
 
 class _Parser(argparse.ArgumentParser):
     """argparse that reports usage errors through RecallError's one-line path."""

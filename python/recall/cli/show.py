@@ -28,10 +28,15 @@ def run(args: argparse.Namespace) -> int:
         path = mirror.transcript_path
         if not path:
             raise NotFoundError(f"session {mirror.session_id} was imported; it has no transcript")
+        from recall.privacy.redaction import current
+
+        redactor = current()  # the transcript leaves recall as clean as the mirror
         try:
             with open(path, "rb") as fh:
-                while chunk := fh.read(1 << 20):
-                    sys.stdout.buffer.write(chunk)
+                for line in fh:
+                    sys.stdout.buffer.write(
+                        redactor.redact_line(line) if redactor.enabled else line
+                    )
         except FileNotFoundError:
             raise NotFoundError(
                 f"the transcript of {mirror.session_id} is gone ({path}); "

@@ -110,7 +110,37 @@ def m001_initial(db: sqlite3.Connection) -> None:
     )
 
 
+# --- issue 5: privacy ---
+
+
+def m003_privacy(db: sqlite3.Connection) -> None:
+    """Tombstones: sessions that `recall forget` or the ignore marker removed stay out.
+
+    Only the id and agent are kept (no title, no text), enough to refuse the
+    session when a hook or `sync` reads its transcript again. `compacted` is 0
+    until the database file has been compacted after the deletion (a hook
+    deletes at once but leaves the slow compaction to the next `sync`).
+    """
+    run_script(
+        db,
+        """
+        CREATE TABLE forgotten (
+            session_id TEXT NOT NULL,
+            agent TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            forgotten_at REAL NOT NULL,
+            compacted INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (session_id, agent)
+        );
+        """,
+    )
+
+
+# --- end issue 5 ---
+
+
 MIGRATIONS: list[Migration] = [m001_initial]
+MIGRATIONS.append(m003_privacy)  # issue 5
 
 
 def migrate(db: sqlite3.Connection) -> list[str]:

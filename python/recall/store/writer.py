@@ -48,6 +48,13 @@ def read_mark(db: sqlite3.Connection, path: str) -> TranscriptMark | None:
     )
 
 
+def _clean_state(state: dict[str, Any]) -> Any:
+    """An adapter's resume state can hold text (a pending title, project metadata)."""
+    from recall.privacy.redaction import current
+
+    return current().redact_json(state)
+
+
 def write_mark(db: sqlite3.Connection, mark: TranscriptMark) -> None:
     db.execute(
         """INSERT INTO transcripts(path, agent, size, mtime_ns, head, offset, state, skipped,
@@ -64,24 +71,30 @@ def write_mark(db: sqlite3.Connection, mark: TranscriptMark) -> None:
             mark.mtime_ns,
             mark.head,
             mark.offset,
-            json.dumps(mark.state),
+            json.dumps(_clean_state(mark.state)),
             json.dumps(mark.skipped),
             time.time(),
         ),
     )
 
 
-storable = scrub
-"""SQLite stores UTF-8: lone surrogates become U+FFFD rather than fail a transaction."""
+def storable(text: str) -> str:
+    """Text as it may enter the index: secrets redacted (docs/privacy.md), and lone
+    surrogates made U+FFFD, since SQLite stores UTF-8 and one bad character would
+    fail a whole transaction. Identifiers (session ids, keys) only get `scrub`."""
+    from recall.privacy.redaction import current
+
+    return current().redact(text)
 
 
 def _clean_info(info: SessionInfo) -> SessionInfo:
     return msgspec.structs.replace(
         info,
-        session_id=storable(info.session_id),
+        session_id=scrub(info.session_id),
+        parent_session_id=scrub(info.parent_session_id) if info.parent_session_id else None,
         project=storable(info.project) if info.project else info.project,
         title=storable(info.title) if info.title else info.title,
-        metadata={storable(k): storable(str(v)) for k, v in info.metadata.items()},
+        metadata={scrub(k): storable(str(v)) for k, v in info.metadata.items()},
     )
 
 
@@ -164,7 +177,7 @@ def _insert_messages(
         "SELECT coalesce(max(position), -1) + 1 FROM messages WHERE session = ?", (session,)
     ).fetchone()
     for msg in messages:
-        if _is_copy(db, session, agent, storable(msg.key)):
+        if _is_copy(db, session, agent, scrub(msg.key)):
             continue
         cur = db.execute(
             """INSERT INTO messages(session, position, key, role, text, ts)
@@ -175,7 +188,7 @@ def _insert_messages(
             (
                 session,
                 next_pos,
-                storable(msg.key),
+                scrub(msg.key),
                 msg.role,
                 storable(msg.text),
                 parse_iso(msg.timestamp),
@@ -217,8 +230,20 @@ def _refresh_summary(db: sqlite3.Connection, session: int) -> None:
 
 def apply_part(
     db: sqlite3.Connection, part: SessionPart, computer: str, transcript: str | None
-) -> int:
-    """Merge one session's share of a parse into the store; returns the session's rowid."""
+) -> int | None:
+    """Merge one session's share of a parse into the store; returns the session's rowid,
+    or None when privacy settings keep the session out (docs/privacy.md)."""
+    from recall.privacy.policy import refusal
+
+    part.info = msgspec.structs.replace(
+        part.info,
+        session_id=scrub(part.info.session_id),
+        parent_session_id=scrub(part.info.parent_session_id)
+        if part.info.parent_session_id
+        else None,
+    )
+    if refusal(db, part) is not None:
+        return None
     session = _upsert_session(db, part.info, computer, transcript)
     if part.replace:
         db.execute("DELETE FROM messages WHERE session = ?", (session,))

@@ -1,0 +1,100 @@
+"""`recall forget`: delete sessions for good, and keep them from coming back.
+
+`recall forget SESSION` deletes one session (a unique id prefix, like
+`show`) with its sub-agent sessions; `recall forget --project P` deletes every
+session of a project (a directory or a glob; sessions in directories below it
+too). Messages, FTS entries and the mirror go, the database file is compacted
+so no copy remains, and a tombstone (id and agent only) keeps hooks and
+`sync` from indexing the session again (docs/privacy.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+
+def add_parser(subs: Any) -> None:
+    p = subs.add_parser("forget", help="delete sessions for good (they stay forgotten)")
+    p.add_argument("session", nargs="?", help="a session id or a unique prefix of one")
+    p.add_argument("--agent", metavar="A", help="the agent, when ids of two agents collide")
+    p.add_argument(
+        "--project", metavar="P", help="forget every session of this project (a path or a glob)"
+    )
+    p.add_argument(
+        "--dry-run", action="store_true", help="list what would be forgotten, delete nothing"
+    )
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(run=run)
+
+
+def _targets(db: Any, args: argparse.Namespace) -> list[int]:
+    from recall.errors import NotFoundError, UsageError
+    from recall.privacy.forget import family
+    from recall.privacy.policy import project_matches
+    from recall.store.queries import resolve_session
+
+    if bool(args.session) == bool(args.project):
+        raise UsageError("give a SESSION or --project P (one of them)")
+    if args.session:
+        rowid = resolve_session(db, args.session, args.agent)
+        sid, agent = db.execute(
+            "SELECT session_id, agent FROM sessions WHERE id = ?", (rowid,)
+        ).fetchone()
+        return family(db, sid, agent)
+    only = " WHERE agent = ?" if args.agent else ""
+    rows = db.execute(
+        f"SELECT id, project FROM sessions{only}", (args.agent,) if args.agent else ()
+    )
+    found = [int(r) for r, project in rows if project and project_matches(project, [args.project])]
+    if not found:
+        raise NotFoundError(f"no indexed session belongs to project {args.project!r}")
+    return found
+
+
+def run(args: argparse.Namespace) -> int:
+    import msgspec
+
+    from recall.cli.render import print_json
+    from recall.privacy.forget import Forgotten, compact, delete_sessions
+    from recall.privacy.policy import FORGET
+    from recall.store import open_writer
+
+    with open_writer() as store:
+        rowids = _targets(store.conn, args)
+        if args.dry_run:
+            names = [
+                r[0]
+                for r in store.conn.execute(
+                    f"SELECT session_id FROM sessions WHERE id IN ({','.join('?' * len(rowids))})"
+                    " ORDER BY session_id",
+                    rowids,
+                )
+            ]
+            done = Forgotten(sessions=names, messages=0)
+        else:
+            store.conn.execute("PRAGMA secure_delete=ON")
+            with store.transaction() as db:
+                done = delete_sessions(db, rowids, FORGET)
+            if not compact(store):
+                sys.stderr.write(
+                    "recall: warning: another process is reading the index, so its WAL could"
+                    " not be emptied yet; run `recall redact --rescan` when it is done\n"
+                )
+    if args.json:
+        print_json({**msgspec.structs.asdict(done), "dry_run": args.dry_run})
+        return 0
+    verb = "would forget" if args.dry_run else "forgot"
+    print(
+        f"{verb} {len(done.sessions)} sessions"
+        + ("" if args.dry_run else f" ({done.messages} messages)")
+    )
+    for sid in done.sessions:
+        print(f"  {sid}")
+    if args.project and not args.dry_run:
+        print(
+            "to keep new sessions of this project out too: "
+            f"[privacy] exclude_projects = [{args.project!r}]"
+        )
+    return 0

@@ -1,0 +1,1 @@
+"""Privacy: secrets redacted before storage, excluded projects and sessions, real deletion."""

@@ -1,0 +1,122 @@
+"""Redaction as the user configured it: the core's built-in rules plus config.
+
+The built-in rules run in the active core (`recall._accel.redact`). What the
+config adds — an allow-list, rules switched off, extra patterns — runs here,
+in Python `re`, whichever core is active: user patterns are written in
+Python's regex syntax, and running them in one engine keeps both cores'
+output identical. With no such settings the core's `redact` is the whole job.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from recall.config import RedactConfig
+from recall.errors import ConfigError
+from recall.textutil import scrub
+
+Span = tuple[int, int, str]
+
+
+class Redactor:
+    """Replaces secrets in text with `[REDACTED:label]`, honouring `[redact]` settings."""
+
+    def __init__(self, settings: RedactConfig) -> None:
+        self.enabled = settings.enabled
+        self.allow = frozenset(settings.allow)
+        self.disable = frozenset(settings.disable)
+        try:
+            self.allow_patterns = [re.compile(p) for p in settings.allow_patterns]
+            self.extra = [(x.name, re.compile(x.pattern)) for x in settings.extra]
+        except re.error as exc:
+            raise ConfigError(f"bad pattern in [redact]: {exc}") from exc
+        for name, pattern in self.extra:
+            if pattern.search(""):
+                raise ConfigError(f"[[redact.extra]] {name!r} matches empty text")
+        self.plain = not (self.allow or self.disable or self.allow_patterns or self.extra)
+
+    def _allowed(self, secret: str) -> bool:
+        return secret in self.allow or any(p.fullmatch(secret) for p in self.allow_patterns)
+
+    def spans(self, text: str) -> list[Span]:
+        """The merged spans this redactor replaces in `text` (already scrubbed)."""
+        from recall import _accel
+        from recall._pyredact import merge
+
+        found = [
+            s
+            for s in _accel.secret_spans(text)
+            if s[2] not in self.disable and not self._allowed(text[s[0] : s[1]])
+        ]
+        for name, pattern in self.extra:
+            for m in pattern.finditer(text):
+                group = next((g for g in range(1, pattern.groups + 1) if m.start(g) >= 0), 0)
+                start, end = m.span(group)
+                if start < end and not self._allowed(text[start:end]):
+                    found.append((start, end, name))
+        found.sort(key=lambda s: s[0])  # stable: built-in rules first on a tie
+        return merge(found)
+
+    def redact(self, text: str) -> str:
+        text = scrub(text)
+        if not self.enabled:
+            return text
+        if self.plain:
+            from recall import _accel
+
+            return _accel.redact(text)
+        from recall._pyredact import render
+
+        return render(text, self.spans(text))
+
+    def redact_json(self, value: Any) -> Any:
+        """`value` with every string inside it (not dict keys) redacted."""
+        if isinstance(value, str):
+            return self.redact(value)
+        if isinstance(value, list):
+            return [self.redact_json(v) for v in value]
+        if isinstance(value, dict):
+            return {k: self.redact_json(v) for k, v in value.items()}
+        return value
+
+    def redact_line(self, line: bytes) -> bytes:
+        """One transcript line as it may leave recall: JSON strings redacted inside the
+        structure (so escapes cannot hide a secret), other text as text. A line with
+        nothing to redact comes back byte for byte."""
+        text = line.decode("utf-8", errors="replace")
+        try:
+            obj = json.loads(text)
+        except ValueError:
+            clean = self.redact(text)
+            return line if clean == text else clean.encode("utf-8")
+        clean_obj = self.redact_json(obj)
+        if clean_obj == obj:
+            return line
+        end = b"\n" if line.endswith(b"\n") else b""
+        return json.dumps(clean_obj, ensure_ascii=False).encode("utf-8") + end
+
+
+_CACHED: list[tuple[object, Redactor]] = []
+
+
+def current() -> Redactor:
+    """The redactor for the user's config, rebuilt only when the config object changes."""
+    from recall.config import load_config
+
+    settings = load_config().redact
+    if not _CACHED or _CACHED[0][0] is not settings:
+        _CACHED[:] = [(settings, Redactor(settings))]
+    return _CACHED[0][1]
+
+
+def redact_text(text: str) -> str:
+    """Redact with the user's settings (built-in rules alone if the config is unreadable)."""
+    try:
+        redactor = current()
+    except ConfigError:
+        from recall import _accel
+
+        return _accel.redact(scrub(text))
+    return redactor.redact(text)
