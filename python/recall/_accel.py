@@ -38,3 +38,7 @@ core, IMPL, IMPL_REASON = _select()
 """The active core module, its name (`rust`/`python`) and why it was chosen."""
 
 strip_reminders = core.strip_reminders
+
+# --- transcript parsing (issue 3, part A) ------------------------------------
+parse_transcript = core.parse_transcript
+"""Transcript bytes to plain records (see `_core.pyi`); `recall.agents.transcript` wraps it."""

@@ -8,6 +8,22 @@ pub mod reminders;
 
 pub use reminders::strip_reminders;
 
+// --- transcript parsing (issue 3, part A) ------------------------------------
+pub mod claude;
+pub mod claude_text;
+pub mod codex;
+pub mod gemini;
+pub mod gemini_text;
+pub mod jsonlines;
+pub mod lazyjson;
+pub mod pystamp;
+pub mod pytext;
+pub mod records;
+pub mod transcript;
+
+pub use transcript::{parse_transcript, Origin, ParseError};
+// --- end transcript parsing ---------------------------------------------------
+
 #[cfg(feature = "python")]
 mod py;
 

@@ -1,0 +1,329 @@
+//! Lazy JSON: objects as borrowed `(key, raw value)` lists, decoded only where read.
+//!
+//! A transcript line is validated once, in full, by serde_json, but only its
+//! top-level members are split out; each member stays a borrowed `&RawValue`
+//! until an adapter asks for it, so tool results (most of the bytes) are never
+//! unescaped or allocated. Semantics follow Python's `json`/`msgspec` as the
+//! twin sees them: duplicate keys keep the last value, lone surrogate escapes
+//! become U+FFFD, numbers are only read where a field needs one.
+
+use serde::de::{DeserializeSeed, Deserializer, MapAccess, Visitor};
+use serde_json::value::RawValue;
+use std::borrow::Cow;
+use std::fmt;
+
+/// A JSON value, classified by its first byte but not yet decoded.
+#[derive(Clone, Copy, Debug)]
+pub enum Val<'a> {
+    Null,
+    Bool(bool),
+    /// Number text, e.g. `-1.5e3`.
+    Num(&'a str),
+    /// String text including its quotes, still escaped.
+    Str(&'a str),
+    Arr(&'a str),
+    Obj(&'a str),
+}
+
+impl<'a> Val<'a> {
+    pub fn of(raw: &'a RawValue) -> Val<'a> {
+        Val::from_text(raw.get())
+    }
+
+    /// Classify validated JSON text (leading/trailing whitespace allowed).
+    pub fn from_text(text: &'a str) -> Val<'a> {
+        let t = text.trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r'));
+        match t.as_bytes().first() {
+            Some(b'"') => Val::Str(t),
+            Some(b'{') => Val::Obj(t),
+            Some(b'[') => Val::Arr(t),
+            Some(b't') => Val::Bool(true),
+            Some(b'f') => Val::Bool(false),
+            Some(b'n') | None => Val::Null,
+            _ => Val::Num(t),
+        }
+    }
+
+    /// The decoded string, or None when the value is not a string.
+    pub fn as_str(&self) -> Option<Cow<'a, str>> {
+        match self {
+            Val::Str(t) => Some(unescape(t)),
+            _ => None,
+        }
+    }
+
+    pub fn as_obj(&self) -> Option<Obj<'a>> {
+        match self {
+            Val::Obj(t) => Obj::parse(t),
+            _ => None,
+        }
+    }
+
+    pub fn as_arr(&self) -> Option<Vec<Val<'a>>> {
+        match self {
+            Val::Arr(t) => serde_json::from_str::<Vec<&'a RawValue>>(t)
+                .ok()
+                .map(|v| v.into_iter().map(Val::of).collect()),
+            _ => None,
+        }
+    }
+
+    pub fn is_null(&self) -> bool {
+        matches!(self, Val::Null)
+    }
+
+    /// Python truthiness of the decoded value.
+    pub fn truthy(&self) -> bool {
+        match self {
+            Val::Null => false,
+            Val::Bool(b) => *b,
+            Val::Num(t) => t.parse::<f64>().map(|f| f != 0.0).unwrap_or(true),
+            Val::Str(t) => t.len() > 2,
+            Val::Arr(t) | Val::Obj(t) => t[1..t.len() - 1]
+                .bytes()
+                .any(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r')),
+        }
+    }
+
+    /// Whether the value equals the string `s` (Python `value == s`).
+    pub fn is_str(&self, s: &str) -> bool {
+        match self {
+            Val::Str(t) => {
+                let inner = &t[1..t.len() - 1];
+                if inner.contains('\\') {
+                    unescape(t) == s
+                } else {
+                    inner == s
+                }
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Decode a JSON string literal (with quotes). Escapes of UTF-16 code units are
+/// paired where they form a surrogate pair; each lone surrogate becomes U+FFFD,
+/// as Python's `scrub` makes of what `json.loads` returns.
+pub fn unescape(lit: &str) -> Cow<'_, str> {
+    let inner = &lit[1..lit.len().saturating_sub(1).max(1)];
+    if !inner.contains('\\') {
+        return Cow::Borrowed(inner);
+    }
+    let b = inner.as_bytes();
+    let mut out = String::with_capacity(inner.len());
+    let mut units: Vec<u16> = Vec::new();
+    let mut i = 0;
+    let mut plain = 0;
+    while i < b.len() {
+        if b[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        flush_units(&mut units, &mut out);
+        out.push_str(&inner[plain..i]);
+        let esc = b.get(i + 1).copied().unwrap_or(b'\\');
+        i += 2;
+        match esc {
+            b'u' => {
+                units.push(hex4(&b[i..]));
+                i += 4;
+                plain = i;
+                // Consecutive \u escapes are decoded together so pairs join.
+                while b.get(i) == Some(&b'\\') && b.get(i + 1) == Some(&b'u') {
+                    units.push(hex4(&b[i + 2..]));
+                    i += 6;
+                    plain = i;
+                }
+                flush_units(&mut units, &mut out);
+                continue;
+            }
+            b'n' => out.push('\n'),
+            b't' => out.push('\t'),
+            b'r' => out.push('\r'),
+            b'b' => out.push('\u{8}'),
+            b'f' => out.push('\u{c}'),
+            other => out.push(other as char),
+        }
+        plain = i;
+    }
+    out.push_str(&inner[plain..]);
+    Cow::Owned(out)
+}
+
+fn hex4(b: &[u8]) -> u16 {
+    b.iter().take(4).fold(0u16, |acc, &c| {
+        let d = (c as char).to_digit(16).unwrap_or(0) as u16;
+        (acc << 4) | d
+    })
+}
+
+fn flush_units(units: &mut Vec<u16>, out: &mut String) {
+    if units.is_empty() {
+        return;
+    }
+    out.extend(char::decode_utf16(units.drain(..)).map(|r| r.unwrap_or('\u{FFFD}')));
+}
+
+/// A JSON object's members, keys decoded (WTF-8 bytes), values raw.
+#[derive(Debug, Default)]
+pub struct Obj<'a> {
+    members: Vec<(Cow<'a, [u8]>, &'a RawValue)>,
+}
+
+impl<'a> Obj<'a> {
+    /// Split validated object text into members; None if it is not an object.
+    pub fn parse(text: &'a str) -> Option<Obj<'a>> {
+        let mut de = serde_json::Deserializer::from_str(text);
+        let obj = ObjSeed.deserialize(&mut de).ok()?;
+        de.end().ok()?;
+        Some(obj)
+    }
+
+    /// The last value stored under `key` (Python `dict.get`).
+    pub fn raw(&self, key: &str) -> Option<&'a RawValue> {
+        self.members
+            .iter()
+            .rev()
+            .find(|(k, _)| k.as_ref() == key.as_bytes())
+            .map(|(_, v)| *v)
+    }
+
+    pub fn get(&self, key: &str) -> Option<Val<'a>> {
+        self.raw(key).map(Val::of)
+    }
+
+    /// `obj.get(key)` with absent read as null.
+    pub fn val(&self, key: &str) -> Val<'a> {
+        self.get(key).unwrap_or(Val::Null)
+    }
+
+    pub fn has(&self, key: &str) -> bool {
+        self.raw(key).is_some()
+    }
+
+    /// `text_of(obj.get(key))`: the string, or "" when absent or not a string.
+    pub fn text(&self, key: &str) -> Cow<'a, str> {
+        self.val(key).as_str().unwrap_or(Cow::Borrowed(""))
+    }
+
+    /// `obj.get(key) is True`.
+    pub fn is_true(&self, key: &str) -> bool {
+        matches!(self.get(key), Some(Val::Bool(true)))
+    }
+
+    /// Distinct keys in first-seen order, each with its last value (dict iteration).
+    pub fn values(&self) -> Vec<Val<'a>> {
+        let mut seen: Vec<&[u8]> = Vec::new();
+        let mut out = Vec::new();
+        for (k, _) in &self.members {
+            if !seen.contains(&k.as_ref()) {
+                seen.push(k.as_ref());
+                out.push(Val::of(self.raw_bytes(k).expect("present")));
+            }
+        }
+        out
+    }
+
+    fn raw_bytes(&self, key: &[u8]) -> Option<&'a RawValue> {
+        self.members
+            .iter()
+            .rev()
+            .find(|(k, _)| k.as_ref() == key)
+            .map(|(_, v)| *v)
+    }
+}
+
+struct ObjSeed;
+
+impl<'de> DeserializeSeed<'de> for ObjSeed {
+    type Value = Obj<'de>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Obj<'de>, D::Error> {
+        d.deserialize_map(ObjVisitor)
+    }
+}
+
+struct ObjVisitor;
+
+impl<'de> Visitor<'de> for ObjVisitor {
+    type Value = Obj<'de>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Obj<'de>, M::Error> {
+        let mut members = Vec::new();
+        while let Some(key) = map.next_key_seed(KeySeed)? {
+            let value: &'de RawValue = map.next_value()?;
+            members.push((key, value));
+        }
+        Ok(Obj { members })
+    }
+}
+
+/// Keys are read as raw bytes: serde_json then decodes escapes without
+/// rejecting lone surrogates, which Python accepts.
+struct KeySeed;
+
+impl<'de> DeserializeSeed<'de> for KeySeed {
+    type Value = Cow<'de, [u8]>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_bytes(KeyVisitor)
+    }
+}
+
+struct KeyVisitor;
+
+impl<'de> Visitor<'de> for KeyVisitor {
+    type Value = Cow<'de, [u8]>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a key")
+    }
+    fn visit_borrowed_bytes<E>(self, v: &'de [u8]) -> Result<Self::Value, E> {
+        Ok(Cow::Borrowed(v))
+    }
+    fn visit_bytes<E>(self, v: &[u8]) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(v.to_vec()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn last_duplicate_key_wins() {
+        let o = Obj::parse(r#"{"a":1,"b":"x","a":"two"}"#).unwrap();
+        assert_eq!(o.text("a"), "two");
+        assert_eq!(o.values().len(), 2);
+    }
+
+    #[test]
+    fn escapes_and_lone_surrogates() {
+        assert_eq!(unescape(r#""a\nb\u00e9""#), "a\nb\u{e9}");
+        assert_eq!(unescape(r#""\ud83d\ude00""#), "\u{1F600}");
+        assert_eq!(unescape(r#""x\ud83d""#), "x\u{FFFD}");
+        assert_eq!(unescape(r#""\ude00\ud83d\n""#), "\u{FFFD}\u{FFFD}\n");
+    }
+
+    #[test]
+    fn escaped_keys_match() {
+        let o = Obj::parse(r#"{"\u0074ype":"user","k\ud800":1}"#).unwrap();
+        assert!(o.val("type").is_str("user"));
+    }
+
+    #[test]
+    fn truthiness_follows_python() {
+        for (t, want) in [
+            ("0", false),
+            ("-0.0", false),
+            ("1e-400", false),
+            ("2", true),
+            ("\"\"", false),
+            ("\"a\"", true),
+            ("[ ]", false),
+            ("{\"a\":1}", true),
+            ("null", false),
+        ] {
+            assert_eq!(Val::from_text(t).truthy(), want, "{t}");
+        }
+    }
+}
