@@ -22,7 +22,7 @@ from typing import Any
 
 from recall._pyclaude import AGENT, IGNORED, TITLE_TYPES
 from recall.agents.base import decode_json, text_of
-from recall.agents.transcript import parse_transcript
+from recall.agents.transcript import Origin, parse_transcript
 from recall.textutil import scrub
 from recall.types import ASSISTANT, USER, Parsed
 
@@ -97,13 +97,21 @@ class ClaudeAdapter:
                 return _looks_like_claude(raw)
         return False
 
-    def parse(self, path: Path, data: bytes, offset: int, state: dict[str, Any]) -> Parsed:
+    def origin(self, path: Path) -> Origin:
+        """What the path says: stem, sub-agent id, parent session (2.1.x folders)."""
         agent_id, parent = _layout(path)
-        stem = scrub(path.stem)
-        origin = (stem, scrub(agent_id) if agent_id else None, scrub(parent) if parent else None)
-        parsed = parse_transcript(AGENT, data, offset, state, (*origin, False))
+        return (
+            scrub(path.stem),
+            scrub(agent_id) if agent_id is not None else None,
+            scrub(parent) if parent is not None else None,
+            False,
+        )
+
+    def parse(self, path: Path, data: bytes, offset: int, state: dict[str, Any]) -> Parsed:
+        origin = self.origin(path)
+        parsed = parse_transcript(AGENT, data, offset, state, origin)
         children = [p for p in parsed.parts if p.info.parent_session_id is not None]
-        agent_type = _agent_type(path) if agent_id is not None and children else ""
+        agent_type = _agent_type(path) if origin[1] is not None and children else ""
         for part in children if agent_type else ():
             part.info.metadata = {"agent_type": agent_type, **part.info.metadata}
         return parsed

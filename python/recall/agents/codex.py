@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from recall._pycodex import ENVELOPES
-from recall.agents.transcript import parse_transcript
+from recall.agents.transcript import Origin, parse_transcript
 from recall.textutil import scrub
 from recall.types import Parsed
 
@@ -75,6 +75,9 @@ class CodexAdapter:
         except (OSError, ValueError):
             return False
 
+    def origin(self, path: Path) -> Origin:
+        """What the path says: the session id its file name ends with."""
+        return (scrub(_session_id_from_name(path)), None, None, False)
+
     def parse(self, path: Path, data: bytes, offset: int, state: dict[str, Any]) -> Parsed:
-        origin = (scrub(_session_id_from_name(path)), None, None, False)
-        return parse_transcript(self.name, data, offset, state, origin)
+        return parse_transcript(self.name, data, offset, state, self.origin(path))

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from recall.agents.transcript import parse_transcript
+from recall.agents.transcript import Origin, parse_transcript
 from recall.textutil import scrub
 from recall.types import Parsed
 
@@ -116,11 +116,14 @@ class GeminiAdapter:
         except (OSError, ValueError):
             return False
 
-    def parse(self, path: Path, data: bytes, offset: int, state: dict[str, Any]) -> Parsed:
+    def origin(self, path: Path) -> Origin:
+        """What the path says: stem, parent chat, and whether it is a legacy document."""
         # chats/<parentSessionId>/<sessionId>.jsonl is a sub-agent's chat
         parent = scrub(path.parent.name) if path.parent.parent.name == "chats" else None
-        origin = (scrub(path.stem), None, parent, self.whole_file(path))
-        parsed = parse_transcript(self.name, data, offset, state, origin)
+        return (scrub(path.stem), None, parent, self.whole_file(path))
+
+    def parse(self, path: Path, data: bytes, offset: int, state: dict[str, Any]) -> Parsed:
+        parsed = parse_transcript(self.name, data, offset, state, self.origin(path))
         st = parsed.state
         if parsed.parts and not st.get("project"):
             meta = st.get("meta")

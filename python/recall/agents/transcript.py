@@ -12,13 +12,16 @@ from typing import Any
 from recall import _accel
 from recall.types import Message, Parsed, SessionInfo, SessionPart
 
+Origin = tuple[str, str | None, str | None, bool]
+"""What a transcript's path says: `(file_id, agent_id, parent, document)` (see `_core.pyi`)."""
+
 
 def parse_transcript(
     agent: str,
     data: bytes,
     base: int,
     state: dict[str, Any],
-    origin: tuple[str, str | None, str | None, bool],
+    origin: Origin,
 ) -> Parsed:
     """Parse `data` (the file from offset `base` on) with the active core."""
     raw_parts, offset, new_state, skipped = _accel.parse_transcript(
