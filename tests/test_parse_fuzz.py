@@ -11,10 +11,10 @@ import os
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_parse_parity import both, in_pieces
-from transcript_strategies import AGENT_LINES, ORIGINS, gemini_document, transcript
 
 from recall import _pycore
+from test_parse_parity import both, in_pieces
+from transcript_strategies import AGENT_LINES, ORIGINS, gemini_document, transcript
 
 try:
     from recall import _core  # type: ignore[attr-defined]
@@ -34,7 +34,11 @@ fuzz = settings(
 @pytest.mark.parametrize("agent", sorted(AGENT_LINES))
 def test_generated_transcripts_agree(agent: str) -> None:
     @fuzz
-    @given(data=transcript(AGENT_LINES[agent]), origin=st.sampled_from(ORIGINS[agent]), cut=st.integers(0, 2**20))
+    @given(
+        data=transcript(AGENT_LINES[agent]),
+        origin=st.sampled_from(ORIGINS[agent]),
+        cut=st.integers(0, 2**20),
+    )
     def check(data: bytes, origin: tuple[str, str | None, str | None, bool], cut: int) -> None:
         both(agent, data, 0, {}, origin)
         in_pieces(agent, data, cut % (len(data) + 1), origin)
@@ -72,7 +76,15 @@ def test_json_edge_cases_agree(line: bytes) -> None:
 
 
 def test_gemini_epoch_timestamps_agree() -> None:
-    for value in ("0", "1741518000123", "1741518000.0004995", "-1.5", "1e300", "10" * 160, "253402300799.9999999"):
+    for value in (
+        "0",
+        "1741518000123",
+        "1741518000.0004995",
+        "-1.5",
+        "1e300",
+        "10" * 160,
+        "253402300799.9999999",
+    ):
         data = b'{"id":"u1","type":"user","content":"hi","timestamp":%s}\n' % value.encode()
         parts, _, _, _ = both("gemini", data, 0, {}, ("s", None, None, False))
         assert parts and parts[0][8][0][2] == "hi"

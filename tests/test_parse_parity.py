@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import TRANSCRIPTS
 
+from conftest import TRANSCRIPTS
 from recall import _pycore
 from recall.agents import ADAPTERS
 
@@ -51,7 +51,9 @@ def fixture_files() -> list[Any]:
         for path in sorted((TRANSCRIPTS / agent).rglob("*.json*")):
             if path.name.endswith(".meta.json"):
                 continue
-            out.append(pytest.param(agent, path, id=f"{agent}/{path.relative_to(TRANSCRIPTS / agent)}"))
+            out.append(
+                pytest.param(agent, path, id=f"{agent}/{path.relative_to(TRANSCRIPTS / agent)}")
+            )
     return out
 
 

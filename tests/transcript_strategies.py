@@ -28,9 +28,9 @@ SNIPPETS = [
 ]  # fmt: skip
 
 words = st.sampled_from(["the auth bug", "use SQLite", "ok", "why?", "Plan:", "x" * 40])
-texts = st.lists(
-    st.one_of(words, st.sampled_from(SNIPPETS), st.text(max_size=4)), max_size=6
-).map("".join)
+texts = st.lists(st.one_of(words, st.sampled_from(SNIPPETS), st.text(max_size=4)), max_size=6).map(
+    "".join
+)
 junk = st.one_of(
     st.none(),
     st.booleans(),
@@ -71,13 +71,25 @@ claude_block = obj(
     text=texts,
     content=texts,
 )
-claude_content = st.one_of(texts, st.lists(st.one_of(claude_block, texts), max_size=4), claude_block)
+claude_content = st.one_of(
+    texts, st.lists(st.one_of(claude_block, texts), max_size=4), claude_block
+)
 claude_line = obj(
     ("type", "message", "sessionId", "uuid"),
     type=st.sampled_from(
-        ["user", "assistant"] * 4 + ["summary", "custom-title", "ai-title", "attachment", "system",
-         "progress", "tool_result", "worktree-state", "novel-type"]
-    ),  # fmt: skip
+        ["user", "assistant"] * 4
+        + [
+            "summary",
+            "custom-title",
+            "ai-title",
+            "attachment",
+            "system",
+            "progress",
+            "tool_result",
+            "worktree-state",
+            "novel-type",
+        ]
+    ),
     sessionId=ids,
     uuid=ids,
     timestamp=stamps,
@@ -90,7 +102,9 @@ claude_line = obj(
     gitBranch=ids,
     version=ids,
     entrypoint=ids,
-    message=obj(("content",), model=st.sampled_from(["m", "<synthetic>", ""]), content=claude_content),
+    message=obj(
+        ("content",), model=st.sampled_from(["m", "<synthetic>", ""]), content=claude_content
+    ),
     summary=texts,
     customTitle=texts,
     aiTitle=texts,
@@ -104,14 +118,25 @@ claude_line = obj(
 )
 
 # --- Codex ---------------------------------------------------------------------
-codex_part = obj(("type", "text"), type=st.sampled_from(["input_text", "output_text", "text", "input_image"]), text=texts)
+codex_part = obj(
+    ("type", "text"),
+    type=st.sampled_from(["input_text", "output_text", "text", "input_image"]),
+    text=texts,
+)
 codex_content = st.one_of(texts, st.lists(st.one_of(codex_part, texts), max_size=3))
 codex_payload = obj(
     ("type", "role", "content"),
     type=st.sampled_from(
-        ["message"] * 4 + ["user_message", "agent_message", "thread_name_updated", "reasoning",
-         "function_call", "token_count"]
-    ),  # fmt: skip
+        ["message"] * 4
+        + [
+            "user_message",
+            "agent_message",
+            "thread_name_updated",
+            "reasoning",
+            "function_call",
+            "token_count",
+        ]
+    ),
     role=st.sampled_from(["user", "assistant", "developer", "system"]),
     content=codex_content,
     message=texts,
@@ -134,10 +159,21 @@ codex_line = st.one_of(
         ("type", "payload"),
         timestamp=stamps,
         type=st.sampled_from(
-            ["session_meta", "response_item", "response_item", "response_item", "event_msg",
-             "event_msg", "turn_context", "compacted",
-             "world_state", "message", "reasoning", "novel"]
-        ),  # fmt: skip
+            [
+                "session_meta",
+                "response_item",
+                "response_item",
+                "response_item",
+                "event_msg",
+                "event_msg",
+                "turn_context",
+                "compacted",
+                "world_state",
+                "message",
+                "reasoning",
+                "novel",
+            ]
+        ),
         payload=codex_payload,
         role=st.sampled_from(["user", "assistant"]),
         content=codex_content,
@@ -179,14 +215,22 @@ gemini_line = st.one_of(
     gemini_message,
     gemini_message,
     gemini_meta,
-    st.builds(lambda p, m: {"$set": {**p, **m}}, gemini_meta, obj(messages=st.lists(gemini_message, max_size=3))),
+    st.builds(
+        lambda p, m: {"$set": {**p, **m}},
+        gemini_meta,
+        obj(messages=st.lists(gemini_message, max_size=3)),
+    ),
     st.builds(lambda t: {"$rewindTo": t}, field(ids)),
-    st.builds(lambda m, h: {**m, **h}, gemini_meta, obj(messages=st.lists(gemini_message, max_size=3))),
+    st.builds(
+        lambda m, h: {**m, **h}, gemini_meta, obj(messages=st.lists(gemini_message, max_size=3))
+    ),
 )
 gemini_document = st.builds(
     lambda m, h: {**m, **h},
     gemini_meta,
-    obj(messages=st.lists(gemini_message, max_size=4), history=st.lists(gemini_message, max_size=3)),
+    obj(
+        messages=st.lists(gemini_message, max_size=4), history=st.lists(gemini_message, max_size=3)
+    ),
 )
 
 # --- lines and files -----------------------------------------------------------
