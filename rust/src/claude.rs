@@ -7,7 +7,7 @@
 
 use crate::claude_text::{clean_user_text, text_pieces};
 use crate::jsonlines::for_each_object;
-use crate::lazyjson::Obj;
+use crate::lazyjson::{Obj, Spec, LEAF};
 use crate::pytext::strip;
 use crate::records::{
     Message, Parsed, SessionInfo, SessionPart, State, ASSISTANT, SKIP_BAD_SHAPE, SKIP_UNKNOWN,
@@ -16,6 +16,18 @@ use crate::records::{
 use crate::transcript::Origin;
 use indexmap::{IndexMap, IndexSet};
 use serde_json::Value;
+
+/// Split out in the line's one pass: the blocks of `message.content` and a
+/// queued prompt; tool inputs and results inside them stay raw, unread.
+static LINE: Spec = Spec {
+    keys: &[("message", &MESSAGE), ("attachment", &ATTACHMENT)],
+};
+static MESSAGE: Spec = Spec {
+    keys: &[("content", &LEAF)],
+};
+static ATTACHMENT: Spec = Spec {
+    keys: &[("prompt", &LEAF)],
+};
 
 const SYNTHETIC_MODEL: &str = "<synthetic>";
 
@@ -328,7 +340,7 @@ impl<'o> Reader<'o> {
 pub fn parse(origin: &Origin, data: &[u8], base: usize, state: &State) -> Parsed {
     let mut parsed = Parsed::default();
     let mut reader = Reader::new(origin, state);
-    for_each_object(data, base, &mut parsed, |off, obj, parsed| {
+    for_each_object(data, base, &LINE, &mut parsed, |off, obj, parsed| {
         reader.line(off, obj, parsed)
     });
     parsed.state = reader.state();

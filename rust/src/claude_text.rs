@@ -93,8 +93,8 @@ pub fn text_pieces(content: Val<'_>) -> Option<Vec<String>> {
         return Some(vec![s.into_owned()]);
     }
     let blocks = match content {
-        Val::Obj(_) => vec![content],
-        Val::Arr(_) => content.as_arr()?,
+        _ if content.is_obj() => vec![content],
+        _ if content.is_arr() => content.as_arr()?,
         _ => return None,
     };
     let mut out = Vec::new();

@@ -6,7 +6,7 @@
 //! with the same role is dropped. State is the twin's dict, key for key.
 
 use crate::jsonlines::for_each_object;
-use crate::lazyjson::{Obj, Val};
+use crate::lazyjson::{Obj, Spec, Val, LEAF};
 use crate::pytext::{lower_starts_with_any, nonblank, strip};
 use crate::records::{
     opt_value, state_str, truthy, Message, Parsed, SessionInfo, SessionPart, State, ASSISTANT,
@@ -15,6 +15,12 @@ use crate::records::{
 use crate::reminders::strip_reminders;
 use crate::transcript::Origin;
 use serde_json::{Map, Value};
+
+/// Split out in the line's one pass: the envelope's payload (its tool
+/// output or arguments stay raw, unread).
+static LINE: Spec = Spec {
+    keys: &[("payload", &LEAF)],
+};
 
 const ENVELOPES: [&str; 4] = ["session_meta", "response_item", "event_msg", "turn_context"];
 const IGNORED: [&str; 4] = [
@@ -88,7 +94,7 @@ enum Kind {
 fn kind_of(v: Option<Val<'_>>) -> Kind {
     match v {
         None | Some(Val::Null) => Kind::Null,
-        Some(Val::Arr(_) | Val::Obj(_)) => Kind::Unhashable,
+        Some(v) if v.is_arr() || v.is_obj() => Kind::Unhashable,
         Some(v) => v
             .as_str()
             .map_or(Kind::OtherScalar, |s| Kind::Str(s.into_owned())),
@@ -98,14 +104,12 @@ fn kind_of(v: Option<Val<'_>>) -> Kind {
 fn parent_of(payload: &Obj<'_>) -> Option<String> {
     let mut parent = sval(payload.val("parent_thread_id"));
     if parent.is_none() {
-        if let Some(sub) = payload
-            .val("source")
-            .as_obj()
-            .and_then(|s| s.val("subagent").as_obj())
-        {
-            for value in sub.values() {
-                if let Some(v) = value.as_obj() {
-                    parent = parent.or_else(|| sval(v.val("parent_thread_id")));
+        if let Some(source) = payload.val("source").as_obj() {
+            if let Some(sub) = source.val("subagent").as_obj() {
+                for value in sub.values() {
+                    if let Some(v) = value.as_obj() {
+                        parent = parent.or_else(|| sval(v.val("parent_thread_id")));
+                    }
                 }
             }
         }
@@ -400,7 +404,7 @@ pub fn parse(origin: &Origin, data: &[u8], base: usize, state: &State) -> Parsed
         title_changed: false,
     };
     run.meta();
-    for_each_object(data, base, &mut parsed, |off, obj, parsed| {
+    for_each_object(data, base, &LINE, &mut parsed, |off, obj, parsed| {
         run.record(off, obj, parsed)
     });
     run.finish(&mut parsed);

@@ -7,7 +7,7 @@
 
 use crate::gemini_text::{model_text, user_text};
 use crate::jsonlines::{for_each_object, with_object, Bad};
-use crate::lazyjson::{Obj, Val};
+use crate::lazyjson::{Obj, Spec, Val, LEAF};
 use crate::pystamp::number_stamp;
 use crate::pytext::nonblank;
 use crate::records::{
@@ -19,6 +19,19 @@ use indexmap::IndexMap;
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
 
+/// Split out in one pass: message parts and checkpoint message lists
+/// (tool calls and their results stay raw, unread).
+static RECORD: Spec = Spec {
+    keys: &[
+        ("content", &LEAF),
+        ("displayContent", &LEAF),
+        ("parts", &LEAF),
+        ("messages", &RECORD),
+        ("history", &RECORD),
+        ("$set", &RECORD),
+    ],
+};
+
 fn sval(v: Val<'_>) -> Option<String> {
     v.as_str().and_then(|s| nonblank(&s))
 }
@@ -27,13 +40,13 @@ fn sval(v: Val<'_>) -> Option<String> {
 fn stamp(v: Val<'_>) -> Option<String> {
     match v {
         Val::Num(t) => number_stamp(t),
-        Val::Str(_) => sval(v),
+        Val::Str(_) | Val::Text(_) => sval(v),
         _ => None,
     }
 }
 
 /// `rec.get(a, rec.get(b))`: the first key if present at all, else the second.
-fn get_or<'a>(rec: &Obj<'a>, a: &str, b: &str) -> Val<'a> {
+fn get_or<'a>(rec: &'a Obj<'_>, a: &str, b: &str) -> Val<'a> {
     rec.get(a).unwrap_or_else(|| rec.val(b))
 }
 
@@ -163,7 +176,7 @@ impl<'o> Run<'o> {
                 self.meta().insert("model".into(), Value::String(model));
             }
             text = model_text(rec, legacy);
-        } else if !matches!(kind, Val::Str(_)) {
+        } else if !kind.is_string() {
             parsed.skip(SKIP_BAD_SHAPE);
         } else if !["info", "error", "warning"].iter().any(|d| kind.is_str(d)) {
             parsed.skip(SKIP_UNKNOWN);
@@ -321,7 +334,7 @@ impl<'o> Run<'o> {
 pub fn parse(origin: &Origin, data: &[u8], base: usize, state: &State) -> Parsed {
     let mut parsed = Parsed::default();
     let mut run = Run::new(origin, state);
-    for_each_object(data, base, &mut parsed, |off, rec, parsed| {
+    for_each_object(data, base, &RECORD, &mut parsed, |off, rec, parsed| {
         run.record(off, rec, parsed)
     });
     run.finish(&mut parsed);
@@ -335,7 +348,7 @@ pub fn parse_document(origin: &Origin, data: &[u8]) -> Parsed {
         ..Parsed::default()
     };
     let mut run = Run::new(origin, &State::new());
-    let result = with_object(data, |doc| run.document(doc, &mut parsed));
+    let result = with_object(data, &RECORD, |doc| run.document(doc, &mut parsed));
     match result {
         Ok(()) => {}
         Err(Bad::NotObject) => parsed.skip(SKIP_BAD_SHAPE),

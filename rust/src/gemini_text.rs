@@ -17,7 +17,7 @@ const HOOK_CLOSE: &str = "</hook_context>";
 fn parts<'a>(content: Val<'a>) -> Vec<Val<'a>> {
     match content {
         Val::Null => Vec::new(),
-        Val::Arr(_) => content.as_arr().unwrap_or_default(),
+        Val::Arr(_) | Val::List(_) => content.as_arr().unwrap_or_default(),
         other => vec![other],
     }
 }
@@ -37,7 +37,7 @@ fn part_texts(parts: &[Val<'_>]) -> Vec<String> {
 }
 
 /// `record["content"]`, or `parts` for a `/chat save` turn in a legacy document.
-fn content<'a>(rec: &Obj<'a>, legacy: bool) -> Val<'a> {
+fn content<'a>(rec: &'a Obj<'_>, legacy: bool) -> Val<'a> {
     if legacy && !rec.has("content") && rec.has("parts") {
         return rec.val("parts");
     }

@@ -6,7 +6,7 @@
 //! deeper than [`MAX_DEPTH`], is "broken JSON". A final line without a newline
 //! is consumed only if complete; a half-written one is left, uncounted.
 
-use crate::lazyjson::Obj;
+use crate::lazyjson::{Obj, Spec};
 use crate::records::{Parsed, SKIP_BAD_UTF8, SKIP_BROKEN, SKIP_NOT_OBJECT};
 use serde::de::IgnoredAny;
 
@@ -41,10 +41,16 @@ pub fn is_blank(line: &[u8]) -> bool {
 }
 
 /// Decode `raw` as one JSON value and hand the object to `f`.
-pub fn with_object<R>(raw: &[u8], f: impl FnOnce(&Obj<'_>) -> R) -> Result<R, Bad> {
+pub fn with_object<R>(
+    raw: &[u8],
+    spec: &'static Spec,
+    f: impl FnOnce(&Obj<'_>) -> R,
+) -> Result<R, Bad> {
     let text = std::str::from_utf8(raw).map_err(|_| Bad::Utf8)?;
-    if let Some(obj) = Obj::parse(text) {
-        // The common case: one pass validates the line and splits its members.
+    let fast = Obj::parse_spec(text, spec).or_else(|| Obj::parse(text));
+    if let Some(obj) = fast {
+        // The common case: one pass validates the line and splits out what
+        // the adapter reads; payloads it skips are never decoded.
         if too_deep(text.as_bytes()) {
             return Err(Bad::Broken);
         }
@@ -161,6 +167,7 @@ fn too_deep(b: &[u8]) -> bool {
 pub fn for_each_object(
     data: &[u8],
     base: usize,
+    spec: &'static Spec,
     parsed: &mut Parsed,
     mut f: impl FnMut(usize, &Obj<'_>, &mut Parsed),
 ) {
@@ -178,7 +185,7 @@ pub fn for_each_object(
             continue;
         }
         let mut bad = None;
-        let r = with_object(line, |obj| f(base + start, obj, &mut *parsed));
+        let r = with_object(line, spec, |obj| f(base + start, obj, &mut *parsed));
         if let Err(e) = r {
             bad = Some(e);
         }
@@ -193,11 +200,16 @@ pub fn for_each_object(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lazyjson::LEAF;
+
+    fn with_object_leaf<R>(raw: &[u8], f: impl FnOnce(&Obj<'_>) -> R) -> Result<R, Bad> {
+        with_object(raw, &LEAF, f)
+    }
 
     fn skipped(data: &[u8]) -> (Vec<(&'static str, i64)>, usize, usize) {
         let mut p = Parsed::default();
         let mut n = 0;
-        for_each_object(data, 0, &mut p, |_, _, _| n += 1);
+        for_each_object(data, 0, &LEAF, &mut p, |_, _, _| n += 1);
         (p.skipped.clone(), p.offset, n)
     }
 
@@ -214,11 +226,11 @@ mod tests {
 
     #[test]
     fn python_specials_are_accepted() {
-        assert!(with_object(b"{\"a\":NaN,\"b\":-Infinity}", |_| ()).is_ok());
-        assert_eq!(with_object(b"{\"a\":-NaN}", |_| ()), Err(Bad::Broken));
-        assert_eq!(with_object(b"{\"a\":1NaN}", |_| ()), Err(Bad::Broken));
+        assert!(with_object_leaf(b"{\"a\":NaN,\"b\":-Infinity}", |_| ()).is_ok());
+        assert_eq!(with_object_leaf(b"{\"a\":-NaN}", |_| ()), Err(Bad::Broken));
+        assert_eq!(with_object_leaf(b"{\"a\":1NaN}", |_| ()), Err(Bad::Broken));
         assert_eq!(
-            with_object(b"{\"a\":\"NaN\"}", |o| o.text("a").into_owned()),
+            with_object_leaf(b"{\"a\":\"NaN\"}", |o| o.text("a").into_owned()),
             Ok("NaN".into())
         );
     }
@@ -235,9 +247,9 @@ mod tests {
             "[".repeat(MAX_DEPTH),
             "]".repeat(MAX_DEPTH)
         );
-        assert!(with_object(ok.as_bytes(), |_| ()).is_ok());
-        assert_eq!(with_object(deep.as_bytes(), |_| ()), Err(Bad::Broken));
+        assert!(with_object_leaf(ok.as_bytes(), |_| ()).is_ok());
+        assert_eq!(with_object_leaf(deep.as_bytes(), |_| ()), Err(Bad::Broken));
         let in_string = format!("{{\"a\":\"{}\"}}", "[".repeat(5000));
-        assert!(with_object(in_string.as_bytes(), |_| ()).is_ok());
+        assert!(with_object_leaf(in_string.as_bytes(), |_| ()).is_ok());
     }
 }
