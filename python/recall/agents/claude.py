@@ -20,12 +20,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from recall._pyclaude import AGENT, IGNORED, TITLE_TYPES
 from recall.agents.base import decode_json, text_of
 from recall.agents.transcript import Origin, parse_transcript
 from recall.textutil import scrub
 from recall.types import ASSISTANT, USER, Parsed
 
+AGENT = "claude"
 _META_LIMIT = 64 * 1024
 
 
@@ -127,6 +127,9 @@ def _looks_like_claude(raw: bytes) -> bool:
     kind = obj.get("type")
     if kind in (USER, ASSISTANT):
         return any(k in obj for k in ("message", "parentUuid", "sessionId", "uuid"))
+    # the twin's lists of line types; imported here so the hook path never loads the twin
+    from recall._pyclaude import IGNORED, TITLE_TYPES
+
     if isinstance(kind, str) and (kind in TITLE_TYPES or kind in IGNORED):
         return kind not in ("tool_use", "tool_result", "result") or "sessionId" in obj
     return "parentUuid" in obj and "sessionId" in obj

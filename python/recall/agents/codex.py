@@ -14,7 +14,6 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from recall._pycodex import ENVELOPES
 from recall.agents.transcript import Origin, parse_transcript
 from recall.textutil import scrub
 from recall.types import Parsed
@@ -41,6 +40,8 @@ def _walk_jsonl(root: Path) -> Iterator[Path]:
 def _sniff(obj: Any) -> bool:
     if not isinstance(obj, dict):
         return False
+    from recall._pycodex import ENVELOPES  # not at import: the hook path never loads the twin
+
     if obj.get("type") in ENVELOPES and "payload" in obj:
         return True
     if "record_type" in obj:
