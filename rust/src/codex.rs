@@ -15,6 +15,7 @@ use crate::records::{
 use crate::reminders::strip_reminders;
 use crate::transcript::Origin;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 
 /// Split out in the line's one pass: the envelope's payload (its tool
 /// output or arguments stay raw, unread).
@@ -84,20 +85,18 @@ fn sval(v: Val<'_>) -> Option<String> {
 }
 
 /// `kind in <hashable set>`: a list or object kind raises TypeError in the twin.
-enum Kind {
-    Str(String),
+enum Kind<'a> {
+    Str(Cow<'a, str>),
     Null,
     OtherScalar,
     Unhashable,
 }
 
-fn kind_of(v: Option<Val<'_>>) -> Kind {
+fn kind_of(v: Option<Val<'_>>) -> Kind<'_> {
     match v {
         None | Some(Val::Null) => Kind::Null,
         Some(v) if v.is_arr() || v.is_obj() => Kind::Unhashable,
-        Some(v) => v
-            .as_str()
-            .map_or(Kind::OtherScalar, |s| Kind::Str(s.into_owned())),
+        Some(v) => v.as_str().map_or(Kind::OtherScalar, Kind::Str),
     }
 }
 
@@ -133,7 +132,7 @@ fn message_texts(item: &Obj<'_>) -> Result<Option<Vec<String>>, ()> {
         } else if let Some(p) = part.as_obj() {
             let hit = match kind_of(p.get("type")) {
                 Kind::Unhashable => return Err(()),
-                Kind::Str(k) => TEXT_ITEMS.contains(&k.as_str()),
+                Kind::Str(k) => TEXT_ITEMS.contains(&k.as_ref()),
                 Kind::Null => !p.has("type"), // absent means "text"; null is no item
                 Kind::OtherScalar => false,
             };
@@ -183,20 +182,20 @@ impl Run<'_> {
         };
         match &kind {
             Kind::Unhashable => parsed.skip(SKIP_BAD_SHAPE),
-            Kind::Str(k) if ENVELOPES.contains(&k.as_str()) && obj.has("payload") => {
+            Kind::Str(k) if ENVELOPES.contains(&k.as_ref()) && obj.has("payload") => {
                 let Some(payload) = obj.val("payload").as_obj() else {
                     return parsed.skip(SKIP_BAD_SHAPE);
                 };
-                match k.as_str() {
+                match k.as_ref() {
                     "session_meta" => self.session_meta(&payload, stamp),
                     "response_item" => self.item(off, &payload, stamp, parsed),
                     "event_msg" => self.event(off, &payload, stamp),
                     _ => self.turn_context(&payload),
                 }
             }
-            Kind::Str(k) if IGNORED.contains(&k.as_str()) => {}
+            Kind::Str(k) if IGNORED.contains(&k.as_ref()) => {}
             _ if obj.has("record_type") => {}
-            Kind::Str(k) if ITEM_TYPES.contains(&k.as_str()) => {
+            Kind::Str(k) if ITEM_TYPES.contains(&k.as_ref()) => {
                 self.item(off, obj, item_stamp, parsed)
             }
             Kind::Null if obj.has("role") => self.item(off, obj, item_stamp, parsed),
@@ -255,7 +254,7 @@ impl Run<'_> {
 
     fn item(&mut self, off: usize, item: &Obj<'_>, stamp: Val<'_>, parsed: &mut Parsed) {
         let kind = match item.get("type") {
-            None => Kind::Str("message".into()),
+            None => Kind::Str(Cow::Borrowed("message")),
             v => kind_of(v),
         };
         match &kind {

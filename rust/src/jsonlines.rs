@@ -141,7 +141,8 @@ fn python_specials(text: &str) -> Option<String> {
 
 /// Whether containers nest deeper than [`MAX_DEPTH`] (brackets in strings ignored).
 fn too_deep(b: &[u8]) -> bool {
-    if memchr::memchr2_iter(b'[', b'{', b).count() <= MAX_DEPTH {
+    // Fewer brackets than the limit, in strings or not, cannot nest past it.
+    if memchr::memchr2_iter(b'[', b'{', b).nth(MAX_DEPTH).is_none() {
         return false;
     }
     let (mut depth, mut in_str, mut i) = (0usize, false, 0);

@@ -342,7 +342,7 @@ impl<'de> Visitor<'de> for ItemVisitor {
         f.write_str("a JSON value")
     }
     fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Item<'de>, M::Error> {
-        let mut members = Vec::new();
+        let mut members = Vec::with_capacity(16); // a transcript line has ~10-20 keys
         while let Some(key) = map.next_key_seed(KeySeed)? {
             let sub = self
                 .0
