@@ -88,7 +88,12 @@ def grep_all(files: list[tuple[Adapter, Path]]) -> float:
     env = dict(os.environ, LC_ALL="C")
     t0 = time.perf_counter()
     for i in range(0, len(args), 2000):  # stay under ARG_MAX
-        subprocess.run(["grep", "-c", '"type"', *args[i : i + 2000]], env=env, stdout=subprocess.DEVNULL, check=False)
+        subprocess.run(
+            ["grep", "-c", '"type"', *args[i : i + 2000]],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            check=False,
+        )
     return time.perf_counter() - t0
 
 
@@ -109,11 +114,17 @@ def stand_in_home(root: Path, files: list[tuple[Adapter, Path]], home: Path) -> 
 
 def sync_process(home: Path, impl: str) -> float:
     data = Path(tempfile.mkdtemp(prefix=f"recall-sync-{impl}-"))
-    env = {k: v for k, v in os.environ.items() if k not in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME")
+    }
     env.update(HOME=str(home), RECALL_HOME=str(data), RECALL_IMPL=impl, RECALL_COMPUTER="bench")
     recall = [sys.executable, "-m", "recall"]
     t0 = time.perf_counter()
-    subprocess.run([*recall, "sync"], env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(
+        [*recall, "sync"], env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     took = time.perf_counter() - t0
     shutil.rmtree(data)
     return took
@@ -160,14 +171,18 @@ def sync_breakdown(home: Path, impl: str) -> dict[str, float]:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--corpus", type=Path, default=SHARED_10K if SHARED_10K.is_dir() else HERE / "data" / "1k")
+    p.add_argument(
+        "--corpus", type=Path, default=SHARED_10K if SHARED_10K.is_dir() else HERE / "data" / "1k"
+    )
     p.add_argument("--runs", type=int, default=2)
     p.add_argument("--sync-sessions", type=int, default=2000)
     p.add_argument("--no-sync", action="store_true")
     args = p.parse_args(argv)
     files = corpus_files(args.corpus)
     if not files:
-        print(f"no transcripts under {args.corpus}; make some with bench/corpus.py", file=sys.stderr)
+        print(
+            f"no transcripts under {args.corpus}; make some with bench/corpus.py", file=sys.stderr
+        )
         return 2
     nbytes = sum(path.stat().st_size for _, path in files)
     mb = nbytes / 1e6
@@ -181,7 +196,10 @@ def main(argv: list[str] | None = None) -> int:
         took, msgs = min(parse_all(files, core) for _ in range(args.runs))
         read_parse[core] = took
         out[f"{core}_messages"] = msgs
-        print(f"  read+parse {core:6}: {took:6.2f}s  {mb / took:7.0f} MB/s  ({msgs} messages)", flush=True)
+        print(
+            f"  read+parse {core:6}: {took:6.2f}s  {mb / took:7.0f} MB/s  ({msgs} messages)",
+            flush=True,
+        )
     if out["rust_messages"] != out["python_messages"]:
         raise RuntimeError("the cores extracted different numbers of messages")
     print(f"  grep -c      : {grep_s:6.2f}s  {mb / grep_s:7.0f} MB/s")
@@ -189,15 +207,18 @@ def main(argv: list[str] | None = None) -> int:
     ratio_grep = read_parse["rust"] / grep_s
     print(f"  rust vs python: {ratio_py:.1f}x faster (target >= 3x)")
     print(f"  rust vs grep -c: {ratio_grep:.1f}x grep's time (target <= 3x)")
-    out.update(grep_s=grep_s, read_parse_s=read_parse, python_over_rust=ratio_py, rust_over_grep=ratio_grep)
+    out.update(
+        grep_s=grep_s, read_parse_s=read_parse, python_over_rust=ratio_py, rust_over_grep=ratio_grep
+    )
 
     sample = files[: min(len(files), 1500)]
     blobs = [(a, p, p.read_bytes()) for a, p in sample]
     sample_mb = sum(len(b) for _, _, b in blobs) / 1e6
     parse_s = {core: best(lambda c=core: parse_only(blobs, c), args.runs) for core in CORES}
+    rust_mbs, py_mbs = sample_mb / parse_s["rust"], sample_mb / parse_s["python"]
     print(
-        f"  parse only ({len(blobs)} files, {sample_mb:.0f} MB in memory): rust {sample_mb / parse_s['rust']:.0f} MB/s,"
-        f" python {sample_mb / parse_s['python']:.0f} MB/s, {parse_s['python'] / parse_s['rust']:.1f}x"
+        f"  parse only ({len(blobs)} files, {sample_mb:.0f} MB in memory):"
+        f" rust {rust_mbs:.0f} MB/s, python {py_mbs:.0f} MB/s, {rust_mbs / py_mbs:.1f}x"
     )
     out["parse_only_s"] = parse_s
     out["parse_only_mb"] = sample_mb
@@ -212,10 +233,16 @@ def main(argv: list[str] | None = None) -> int:
             wall = {impl: sync_process(home, impl) for impl in ("rust", "python")}
             for impl, took in wall.items():
                 print(f"  recall sync {impl:6}: {took:6.2f}s  {sub_mb / took:5.0f} MB/s")
-            print(f"  sync rust vs python: {wall['python'] / wall['rust']:.2f}x faster (target >= 2x)")
+            print(
+                f"  sync rust vs python: {wall['python'] / wall['rust']:.2f}x faster (target >= 2x)"
+            )
             parts = {impl: sync_breakdown(home, impl) for impl in ("rust", "python")}
             for impl, b in parts.items():
-                share = ", ".join(f"{k} {v:.2f}s ({100 * v / b['total']:.0f}%)" for k, v in b.items() if k != "total")
+                share = ", ".join(
+                    f"{k} {v:.2f}s ({100 * v / b['total']:.0f}%)"
+                    for k, v in b.items()
+                    if k != "total"
+                )
                 print(f"  in-process {impl:6}: {b['total']:.2f}s = {share}")
         out.update(sync_mb=sub_mb, sync_s=wall, sync_breakdown=parts)
 
