@@ -183,7 +183,9 @@ impl<'a> Item<'a> {
 /// paired where they form a surrogate pair; each lone surrogate becomes U+FFFD,
 /// as Python's `scrub` makes of what `json.loads` returns.
 pub fn unescape(lit: &str) -> Cow<'_, str> {
-    let inner = &lit[1..lit.len().saturating_sub(1).max(1)];
+    let Some(inner) = lit.get(1..lit.len().saturating_sub(1)) else {
+        return Cow::Borrowed("");
+    };
     if !inner.contains('\\') {
         return Cow::Borrowed(inner);
     }

@@ -16,8 +16,15 @@ pub fn lstrip(s: &str) -> &str {
 /// with Unicode lowering (the Kelvin sign lowers to `k`, as in Python).
 pub fn lower_starts_with_any(s: &str, prefixes: &[&str]) -> bool {
     let s = strip(s);
-    let mut lowered = String::new();
     let longest = prefixes.iter().map(|p| p.len()).max().unwrap_or(0);
+    let head = &s.as_bytes()[..s.len().min(longest)];
+    if head.is_ascii() {
+        // The common case: ASCII lowers byte for byte.
+        return prefixes
+            .iter()
+            .any(|p| head.len() >= p.len() && head[..p.len()].eq_ignore_ascii_case(p.as_bytes()));
+    }
+    let mut lowered = String::new();
     for c in s.chars() {
         if lowered.len() >= longest {
             break;
