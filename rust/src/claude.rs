@@ -356,3 +356,59 @@ pub fn parse(origin: &Origin, data: &[u8], base: usize, state: &State) -> Parsed
         .collect();
     parsed
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn origin(stem: &str, agent: Option<&str>, parent: Option<&str>) -> Origin {
+        Origin {
+            file_id: stem.into(),
+            agent_id: agent.map(String::from),
+            parent: parent.map(String::from),
+            document: false,
+        }
+    }
+
+    #[test]
+    fn title_before_session_id_waits_and_survives_a_split() {
+        let data = b"{\"type\":\"summary\",\"summary\":\"Auth work\"}\n{\"type\":\"user\",\"sessionId\":\"s1\",\"uuid\":\"u1\",\"message\":{\"content\":\"hi\"}}\n";
+        let whole = parse(&origin("f", None, None), data, 0, &State::new());
+        assert_eq!(whole.parts[0].info.session_id, "s1");
+        assert_eq!(whole.parts[0].info.title.as_deref(), Some("Auth work"));
+        let cut = data.iter().position(|&b| b == b'\n').unwrap() + 1;
+        let first = parse(&origin("f", None, None), &data[..cut], 0, &State::new());
+        assert!(first.parts.is_empty());
+        let rest = parse(&origin("f", None, None), &data[cut..], cut, &first.state);
+        assert_eq!(rest.parts[0].info.title.as_deref(), Some("Auth work"));
+    }
+
+    #[test]
+    fn sidechains_and_subagent_files_become_child_sessions() {
+        let inline = b"{\"type\":\"user\",\"sessionId\":\"s1\",\"isSidechain\":true,\"agentId\":\"a7\",\"message\":{\"content\":\"task\"}}\n";
+        let p = parse(&origin("s1", None, None), inline, 0, &State::new());
+        assert_eq!(p.parts[0].info.session_id, "s1:agent-a7");
+        assert_eq!(p.parts[0].info.parent_session_id.as_deref(), Some("s1"));
+        let file = b"{\"type\":\"assistant\",\"sessionId\":\"agent-a7\",\"message\":{\"model\":\"m\",\"content\":[{\"type\":\"text\",\"text\":\"done\"}]}}\n";
+        let p = parse(
+            &origin("agent-a7", Some("a7"), Some("s1")),
+            file,
+            0,
+            &State::new(),
+        );
+        assert_eq!(p.parts[0].info.session_id, "s1:agent-a7");
+        assert_eq!(p.parts[0].messages[0].key, "s1:agent-a7@0");
+        assert_eq!(
+            p.parts[0].info.metadata.get("model").map(String::as_str),
+            Some("m")
+        );
+    }
+
+    #[test]
+    fn meta_synthetic_and_tool_only_lines_are_not_turns() {
+        let data = b"{\"type\":\"user\",\"isMeta\":true,\"message\":{\"content\":\"caveat\"}}\n{\"type\":\"assistant\",\"message\":{\"model\":\"<synthetic>\",\"content\":\"No response requested.\"}}\n{\"type\":\"user\",\"message\":{\"content\":[{\"type\":\"tool_result\",\"content\":\"out\"}]}}\n{\"type\":\"brand-new\"}\n";
+        let p = parse(&origin("f", None, None), data, 0, &State::new());
+        assert!(p.parts.iter().all(|s| s.messages.is_empty()));
+        assert_eq!(p.skipped, vec![(SKIP_UNKNOWN, 1)]);
+    }
+}

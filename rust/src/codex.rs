@@ -5,14 +5,14 @@
 //! context in user text is dropped; a message repeating the previous one
 //! with the same role is dropped. State is the twin's dict, key for key.
 
+use crate::codex_text::{kind_of, message_texts, parent_of, sval, user_text, Kind};
 use crate::jsonlines::for_each_object;
 use crate::lazyjson::{Obj, Spec, Val, LEAF};
-use crate::pytext::{lower_starts_with_any, nonblank, strip};
+use crate::pytext::strip;
 use crate::records::{
     opt_value, state_str, truthy, Message, Parsed, SessionInfo, SessionPart, State, ASSISTANT,
     SKIP_BAD_SHAPE, SKIP_UNKNOWN, TITLE_USER_GIVEN, USER,
 };
-use crate::reminders::strip_reminders;
 use crate::transcript::Origin;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
@@ -47,103 +47,6 @@ const ITEM_TYPES: [&str; 15] = [
     "ghost_snapshot",
     "other",
 ]; // fmt: skip
-const TEXT_ITEMS: [&str; 3] = ["input_text", "output_text", "text"];
-
-/// Starts (lowercased) of user text Codex injected rather than the user typed.
-const INJECTED: [&str; 18] = [
-    "# agents.md instructions for",
-    "<instructions>",
-    "<user_instructions>",
-    "<environment_context>",
-    "<skill>",
-    "<skills_instructions>",
-    "<user_shell_command>",
-    "<turn_aborted>",
-    "<subagent_notification>",
-    "<hook_prompt",
-    "<hook_context>",
-    "<additional_context>",
-    "<extension_context>",
-    "<goal_context>",
-    "<external_",
-    "warning: apply_patch was requested via ",
-    "warning: the maximum number of unified exec processes you can keep open is",
-    "warning: your account was flagged for potentially high-risk cyber activity",
-];
-
-fn user_text(raw: &str) -> String {
-    if lower_starts_with_any(raw, &INJECTED) {
-        String::new()
-    } else {
-        strip_reminders(raw)
-    }
-}
-
-/// `_str`: a string field stripped, None when absent, not a string or blank.
-fn sval(v: Val<'_>) -> Option<String> {
-    v.as_str().and_then(|s| nonblank(&s))
-}
-
-/// `kind in <hashable set>`: a list or object kind raises TypeError in the twin.
-enum Kind<'a> {
-    Str(Cow<'a, str>),
-    Null,
-    OtherScalar,
-    Unhashable,
-}
-
-fn kind_of(v: Option<Val<'_>>) -> Kind<'_> {
-    match v {
-        None | Some(Val::Null) => Kind::Null,
-        Some(v) if v.is_arr() || v.is_obj() => Kind::Unhashable,
-        Some(v) => v.as_str().map_or(Kind::OtherScalar, Kind::Str),
-    }
-}
-
-fn parent_of(payload: &Obj<'_>) -> Option<String> {
-    let mut parent = sval(payload.val("parent_thread_id"));
-    if parent.is_none() {
-        if let Some(source) = payload.val("source").as_obj() {
-            if let Some(sub) = source.val("subagent").as_obj() {
-                for value in sub.values() {
-                    if let Some(v) = value.as_obj() {
-                        parent = parent.or_else(|| sval(v.val("parent_thread_id")));
-                    }
-                }
-            }
-        }
-    }
-    parent
-}
-
-/// The text items of a message payload: Ok(None) on a wrong shape, Err on the twin's TypeError.
-fn message_texts(item: &Obj<'_>) -> Result<Option<Vec<String>>, ()> {
-    let content = item.get("content").unwrap_or_else(|| item.val("message"));
-    if let Some(s) = content.as_str() {
-        return Ok(Some(vec![s.into_owned()]));
-    }
-    let Some(parts) = content.as_arr() else {
-        return Ok(None);
-    };
-    let mut texts = Vec::new();
-    for part in parts {
-        if let Some(s) = part.as_str() {
-            texts.push(s.into_owned());
-        } else if let Some(p) = part.as_obj() {
-            let hit = match kind_of(p.get("type")) {
-                Kind::Unhashable => return Err(()),
-                Kind::Str(k) => TEXT_ITEMS.contains(&k.as_ref()),
-                Kind::Null => !p.has("type"), // absent means "text"; null is no item
-                Kind::OtherScalar => false,
-            };
-            if hit {
-                texts.push(p.text("text").into_owned());
-            }
-        }
-    }
-    Ok(Some(texts))
-}
-
 struct Run<'o> {
     origin: &'o Origin,
     st: State,
@@ -270,7 +173,7 @@ impl Run<'_> {
             _ => None,
         };
         let texts = match message_texts(item) {
-            Err(()) | Ok(None) => return parsed.skip(SKIP_BAD_SHAPE),
+            Err(_) | Ok(None) => return parsed.skip(SKIP_BAD_SHAPE),
             Ok(Some(t)) => t,
         };
         let Some(role) = role else {

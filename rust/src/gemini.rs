@@ -357,3 +357,52 @@ pub fn parse_document(origin: &Origin, data: &[u8]) -> Parsed {
     run.finish(&mut parsed);
     parsed
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn origin() -> Origin {
+        Origin {
+            file_id: "session-x".into(),
+            ..Origin::default()
+        }
+    }
+
+    #[test]
+    fn rewind_of_a_stored_message_is_reported() {
+        let first = b"{\"sessionId\":\"g\"}\n{\"id\":\"u1\",\"type\":\"user\",\"content\":\"one\"}\n{\"id\":\"u2\",\"type\":\"user\",\"content\":\"two\"}\n";
+        let p1 = parse(&origin(), first, 0, &State::new());
+        assert_eq!(p1.parts[0].messages.len(), 2);
+        let second =
+            b"{\"$rewindTo\":\"u2\"}\n{\"id\":\"u3\",\"type\":\"user\",\"content\":\"three\"}\n";
+        let p2 = parse(&origin(), second, first.len(), &p1.state);
+        assert_eq!(p2.parts[0].rewinds, vec!["g#u2".to_string()]);
+        assert_eq!(p2.parts[0].messages[0].text, "three");
+    }
+
+    #[test]
+    fn legacy_document_reads_parts_and_replaces() {
+        let doc = br#"{"sessionId":"g","history":[{"role":"user","parts":[{"text":"hello"}]},{"role":"model","parts":[{"text":"hi","thought":false}]}]}"#;
+        let p = parse_document(
+            &Origin {
+                document: true,
+                ..origin()
+            },
+            doc,
+        );
+        let part = &p.parts[0];
+        assert!(part.replace);
+        let got: Vec<&str> = part.messages.iter().map(|m| m.text.as_str()).collect();
+        assert_eq!(got, ["hello", "hi"]);
+        assert_eq!(p.offset, doc.len());
+    }
+
+    #[test]
+    fn info_and_tool_response_records_are_dropped() {
+        let data = b"{\"id\":\"i1\",\"type\":\"info\",\"content\":\"x\"}\n{\"id\":\"t1\",\"type\":\"user\",\"content\":[{\"functionResponse\":{}}]}\n{\"id\":\"q\",\"type\":\"user\",\"content\":\"/help\"}\n";
+        let p = parse(&origin(), data, 0, &State::new());
+        assert!(p.parts.is_empty());
+        assert!(p.skipped.is_empty());
+    }
+}
