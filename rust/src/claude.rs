@@ -325,14 +325,19 @@ impl<'o> Reader<'o> {
             ("version", "agent_version"),
             ("entrypoint", "entrypoint"),
         ] {
-            let value = obj.text(field);
-            if !value.is_empty() {
-                info.metadata.insert(name.to_string(), value.into_owned());
-            }
+            set_meta(&mut info.metadata, name, &obj.text(field));
         }
-        if !model.is_empty() && model != SYNTHETIC_MODEL && role == ASSISTANT {
-            info.metadata.insert("model".to_string(), model.to_string());
+        if model != SYNTHETIC_MODEL && role == ASSISTANT {
+            set_meta(&mut info.metadata, "model", model);
         }
+    }
+}
+
+/// `metadata[name] = value` for a non-empty value; most lines repeat what is
+/// there, so nothing is allocated then.
+fn set_meta(metadata: &mut IndexMap<String, String>, name: &str, value: &str) {
+    if !value.is_empty() && metadata.get(name).map(String::as_str) != Some(value) {
+        metadata.insert(name.to_string(), value.to_string());
     }
 }
 
