@@ -49,3 +49,7 @@ dedup = core.dedup
 redact: Callable[[str], str] = core.redact
 secret_spans: Callable[[str], list[tuple[int, int, str]]] = core.secret_spans
 # --- end issue 5 ---
+
+# --- transcript parsing (issue 3, part A) ------------------------------------
+parse_transcript = core.parse_transcript
+"""Transcript bytes to plain records (see `_core.pyi`); `recall.agents.transcript` wraps it."""

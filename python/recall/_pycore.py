@@ -1,9 +1,16 @@
 """Pure-Python twin of `recall._core`: same names, same results (see `_core.pyi`)."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from recall import __version__
 from recall._pyrank import bm25_scores, dedup, tokenize
 from recall._pyredact import redact, secret_spans
 from recall.textutil import scrub
+
+if TYPE_CHECKING:
+    from recall._pyparse import Origin, ParseResult
 
 _OPEN = "<system-reminder>"
 _CLOSE = "</system-reminder>"
@@ -28,5 +35,17 @@ def strip_reminders(text: str) -> str:
     return "".join(out).strip()
 
 
-__all__ = ["__version__", "redact", "secret_spans", "strip_reminders"]
+# --- transcript parsing (issue 3, part A) ------------------------------------
+def parse_transcript(
+    agent: str, data: bytes, base: int, state: dict[str, Any], origin: Origin
+) -> ParseResult:
+    # Imported on first use: the readers are not needed on the search path.
+    from recall import _pyparse
+
+    return _pyparse.parse_transcript(agent, data, base, state, origin)
+
+
+# --- end transcript parsing ---------------------------------------------------
+
+__all__ = ["__version__", "parse_transcript", "redact", "secret_spans", "strip_reminders"]
 __all__ += ["bm25_scores", "dedup", "tokenize"]  # ranking, from _pyrank

@@ -24,6 +24,24 @@ pub use bm25::{bm25_scores, Bm25Error};
 pub use dedup::{dedup, ThresholdError};
 pub use tokenize::tokenize;
 
+// --- transcript parsing (issue 3, part A) ------------------------------------
+pub mod claude;
+pub mod claude_text;
+pub mod codex;
+pub mod codex_text;
+pub mod gemini;
+pub mod gemini_text;
+pub mod jsonlines;
+pub mod jsonstr;
+pub mod lazyjson;
+pub mod pystamp;
+pub mod pytext;
+pub mod records;
+pub mod transcript;
+
+pub use transcript::{parse_transcript, Origin, ParseError};
+// --- end transcript parsing ---------------------------------------------------
+
 #[cfg(feature = "python")]
 mod py;
 

@@ -1,15 +1,8 @@
 """Codex CLI rollouts: `~/.codex/sessions/YYYY/MM/DD/rollout-<ts>-<uuid>.jsonl` (FORMATS §2).
 
-Reads the current `{timestamp,type,payload}` envelope, the legacy flat records
-(a bare `{id,instructions,git}` header, `record_type` state lines, response
-items at the top level) and the drift shapes seen in the wild.
-
-The conversation comes from `response_item` messages. Codex also logs every
-turn as `event_msg` user_message/agent_message; those are used only for files
-with no message items at all. Incremental caveat: while a file has shown only
-event messages, they are emitted; when the first message item appears, that
-parse's part carries `replace=True` so the store drops them again. The store
-ends up as a one-shot parse would leave it; the individual parts differ.
+Discovery and sniffing live here; the records are read by the active core
+(`rust/src/codex.rs` or its twin `recall._pycodex`, which documents the rules).
+A rollout's session id falls back to the uuid at the end of its file name.
 """
 
 from __future__ import annotations
@@ -21,264 +14,19 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from recall._accel import strip_reminders
-from recall.agents.base import SKIP_BAD_SHAPE, SKIP_UNKNOWN, iter_json_lines, text_of
-from recall.types import (
-    ASSISTANT,
-    TITLE_USER_GIVEN,
-    USER,
-    Message,
-    Parsed,
-    SessionInfo,
-    SessionPart,
-)
+from recall.agents.transcript import Origin, parse_transcript
+from recall.textutil import scrub
+from recall.types import Parsed
 
-_ENVELOPES = {"session_meta", "response_item", "event_msg", "turn_context"}
-_IGNORED = {
-    "compacted",
-    "world_state",
-    "inter_agent_communication",
-    "inter_agent_communication_metadata",
-}
-# ResponseItem kinds, which legacy rollouts write at the top level without an envelope.
-_ITEM_TYPES = {
-    "message",
-    "reasoning",
-    "function_call",
-    "function_call_output",
-    "custom_tool_call",
-    "custom_tool_call_output",
-    "local_shell_call",
-    "web_search_call",
-    "tool_search_call",
-    "tool_search_output",
-    "image_generation_call",
-    "agent_message",
-    "compaction",
-    "ghost_snapshot",
-    "other",
-}
-_TEXT_ITEMS = {"input_text", "output_text", "text"}
-_ROLES = {USER: USER, ASSISTANT: ASSISTANT}
-
-# Injected context that Codex sends as `role:"user"` text (instruction_markers.rs,
-# contextual_user_message.rs and the fragments under codex-rs/core/src/context/).
-_INJECTED_PREFIXES = tuple(
-    m.lower()
-    for m in (
-        "# AGENTS.md instructions for",
-        "<INSTRUCTIONS>",
-        "<user_instructions>",
-        "<environment_context>",
-        "<skill>",
-        "<skills_instructions>",
-        "<user_shell_command>",
-        "<turn_aborted>",
-        "<subagent_notification>",
-        "<hook_prompt",
-        "<hook_context>",
-        "<additional_context>",
-        "<extension_context>",
-        "<goal_context>",
-        "<external_",
-        "Warning: apply_patch was requested via ",
-        "Warning: The maximum number of unified exec processes you can keep open is",
-        "Warning: Your account was flagged for potentially high-risk cyber activity",
-    )
-)
 _UUID_TAIL = re.compile(
     r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$", re.IGNORECASE
 )
 _SNIFF_BYTES = 64 * 1024
 
 
-def is_injected(text: str) -> bool:
-    """Whether a user content item is scaffolding Codex injected, not typed text."""
-    return text.strip().lower().startswith(_INJECTED_PREFIXES)
-
-
-def _user_text(raw: str) -> str:
-    return "" if is_injected(raw) else strip_reminders(raw)
-
-
 def _session_id_from_name(path: Path) -> str:
     match = _UUID_TAIL.search(path.stem)
     return match.group(1).lower() if match else path.stem
-
-
-def _str(value: Any) -> str | None:
-    return value.strip() or None if isinstance(value, str) else None
-
-
-def _parent_of(payload: dict[str, Any]) -> str | None:
-    parent = _str(payload.get("parent_thread_id"))
-    source = payload.get("source")
-    if parent is None and isinstance(source, dict):
-        sub = source.get("subagent")
-        if isinstance(sub, dict):
-            for value in sub.values():
-                if isinstance(value, dict):
-                    parent = parent or _str(value.get("parent_thread_id"))
-    return parent
-
-
-def _message_texts(item: dict[str, Any]) -> list[str] | None:
-    """The text items of a message payload; None when `content` has the wrong shape."""
-    content = item.get("content", item.get("message"))
-    if isinstance(content, str):
-        return [content]
-    if not isinstance(content, list):
-        return None
-    texts: list[str] = []
-    for part in content:
-        if isinstance(part, str):
-            texts.append(part)
-        elif isinstance(part, dict) and part.get("type", "text") in _TEXT_ITEMS:
-            texts.append(text_of(part.get("text")))
-    return texts
-
-
-class _Run:
-    """One parse: the resumable state plus this parse's messages."""
-
-    def __init__(self, path: Path, state: dict[str, Any], parsed: Parsed) -> None:
-        self.path = path
-        self.parsed = parsed
-        self.st: dict[str, Any] = json.loads(json.dumps(state)) if state else {}
-        self.st.setdefault("meta", {})
-        self.items: list[Message] = []  # from response_item messages
-        self.events: list[Message] = []  # from event_msg user/agent messages
-        self.title_changed = False
-
-    def sid(self) -> str:
-        sid = self.st.get("sid")
-        if not isinstance(sid, str):
-            sid = self.st["sid"] = _session_id_from_name(self.path)
-        return sid
-
-    def record(self, off: int, obj: dict[str, Any]) -> None:
-        kind = obj.get("type")
-        payload = obj.get("payload")
-        stamp = obj.get("timestamp")
-        if kind in _ENVELOPES and "payload" in obj:
-            if not isinstance(payload, dict):
-                self.parsed.skip(SKIP_BAD_SHAPE)
-            elif kind == "session_meta":
-                self.session_meta(payload, stamp)
-            elif kind == "response_item":
-                self.item(off, payload, stamp)
-            elif kind == "event_msg":
-                self.event(off, payload, stamp)
-            else:
-                self.turn_context(payload)
-        elif kind in _IGNORED or "record_type" in obj:
-            return
-        elif kind in _ITEM_TYPES or (kind is None and "role" in obj):
-            self.item(off, obj, stamp if stamp is not None else obj.get("created_at"))
-        elif kind is None and "id" in obj and ("instructions" in obj or "git" in obj):
-            self.session_meta(obj, stamp)  # the legacy bare header
-        elif isinstance(kind, str) or kind is None:
-            self.parsed.skip(SKIP_UNKNOWN)
-        else:
-            self.parsed.skip(SKIP_BAD_SHAPE)
-
-    def session_meta(self, payload: dict[str, Any], stamp: Any) -> None:
-        st = self.st
-        if st.get("meta_seen"):
-            return  # a fork's or resume's copy: the file's first session_meta wins
-        st["meta_seen"] = True
-        sid = _str(payload.get("session_id")) or _str(payload.get("id"))
-        if sid and not isinstance(st.get("sid"), str):
-            st["sid"] = sid
-        st["cwd"] = _str(payload.get("cwd"))
-        st["started"] = _str(payload.get("timestamp")) or _str(stamp)
-        st["parent"] = _parent_of(payload)
-        meta = st["meta"]
-        git = payload.get("git")
-        for key, value in (
-            ("agent_version", payload.get("cli_version")),
-            ("originator", payload.get("originator")),
-            ("forked_from", payload.get("forked_from_id")),
-            ("git_branch", git.get("branch") if isinstance(git, dict) else None),
-        ):
-            clean = _str(value)
-            if clean:
-                meta[key] = clean
-
-    def turn_context(self, payload: dict[str, Any]) -> None:
-        model = _str(payload.get("model"))
-        if model:
-            self.st["meta"]["model"] = model
-        if not self.st.get("turn_cwd"):
-            self.st["turn_cwd"] = _str(payload.get("cwd"))
-
-    def item(self, off: int, item: dict[str, Any], stamp: Any) -> None:
-        kind = item.get("type", "message")
-        if kind != "message" and not (kind is None and "role" in item):
-            if not isinstance(kind, str):
-                self.parsed.skip(SKIP_BAD_SHAPE)
-            return  # reasoning, calls, outputs, snapshots: not conversation
-        role = _ROLES.get(text_of(item.get("role")))
-        texts = _message_texts(item)
-        if texts is None:
-            self.parsed.skip(SKIP_BAD_SHAPE)
-            return
-        if role is None:
-            return  # developer / system
-        model = _str(item.get("model"))
-        if model and "model" not in self.st["meta"]:
-            self.st["meta"]["model"] = model
-        self.st["items_seen"] = True
-        clean = [_user_text(t) if role == USER else t.strip() for t in texts]
-        self.add(self.items, "last", off, role, "\n\n".join(t for t in clean if t), stamp)
-
-    def event(self, off: int, payload: dict[str, Any], stamp: Any) -> None:
-        kind = payload.get("type")
-        if kind == "thread_name_updated":
-            name = _str(payload.get("thread_name")) or _str(payload.get("name"))
-            if name and name != self.st.get("title"):
-                self.st["title"] = name
-                self.title_changed = True
-        elif kind in ("user_message", "agent_message"):
-            text = text_of(payload.get("message"))
-            role = USER if kind == "user_message" else ASSISTANT
-            text = _user_text(text) if role == USER else text.strip()
-            self.add(self.events, "last_event", off, role, text, stamp)
-
-    def add(
-        self, out: list[Message], last_key: str, off: int, role: str, text: str, stamp: Any
-    ) -> None:
-        if not text or self.st.get(last_key) == [role, text]:
-            return
-        self.st[last_key] = [role, text]
-        out.append(Message(f"{self.sid()}@{off}", role, text, _str(stamp)))
-
-    def finish(self) -> None:
-        st = self.st
-        replace = False
-        if st.get("items_seen"):
-            messages = self.items
-            if st.pop("events_emitted", False):
-                replace = True  # drop the event-log fallback stored by earlier parses
-        else:
-            messages = self.events
-            if messages:
-                st["events_emitted"] = True
-        if not (messages or replace or (self.title_changed and st.get("emitted"))):
-            return
-        st["emitted"] = True
-        title = st.get("title")
-        info = SessionInfo(
-            session_id=self.sid(),
-            agent=CodexAdapter.name,
-            project=st.get("cwd") or st.get("turn_cwd"),
-            title=title,
-            title_rank=TITLE_USER_GIVEN if title else 0,
-            parent_session_id=st.get("parent"),
-            started_at=st.get("started"),
-            metadata=dict(st["meta"]),
-        )
-        self.parsed.parts.append(SessionPart(info=info, messages=messages, replace=replace))
 
 
 def _walk_jsonl(root: Path) -> Iterator[Path]:
@@ -292,7 +40,9 @@ def _walk_jsonl(root: Path) -> Iterator[Path]:
 def _sniff(obj: Any) -> bool:
     if not isinstance(obj, dict):
         return False
-    if obj.get("type") in _ENVELOPES and "payload" in obj:
+    from recall._pycodex import ENVELOPES  # not at import: the hook path never loads the twin
+
+    if obj.get("type") in ENVELOPES and "payload" in obj:
         return True
     if "record_type" in obj:
         return True
@@ -326,14 +76,9 @@ class CodexAdapter:
         except (OSError, ValueError):
             return False
 
+    def origin(self, path: Path) -> Origin:
+        """What the path says: the session id its file name ends with."""
+        return (scrub(_session_id_from_name(path)), None, None, False)
+
     def parse(self, path: Path, data: bytes, offset: int, state: dict[str, Any]) -> Parsed:
-        parsed = Parsed()
-        run = _Run(path, state, parsed)
-        for off, obj in iter_json_lines(data, parsed, base=offset):
-            try:
-                run.record(off, obj)
-            except (AttributeError, TypeError, ValueError, KeyError):
-                parsed.skip(SKIP_BAD_SHAPE)
-        run.finish()
-        parsed.state = run.st
-        return parsed
+        return parse_transcript(self.name, data, offset, state, self.origin(path))

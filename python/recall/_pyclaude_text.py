@@ -1,11 +1,11 @@
-"""What of a Claude Code line's text is conversation: text pieces, user-text cleaning."""
+"""Twin of `rust/src/claude_text.rs`: what of a Claude Code line's text is conversation."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
-from recall._accel import strip_reminders
+from recall._pycore import strip_reminders
 from recall.textutil import scrub
 
 _WRAPPERS = (

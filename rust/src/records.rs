@@ -1,0 +1,111 @@
+//! What a parse returns: the Rust shapes of `recall.types` (Parsed, SessionPart, …).
+//!
+//! Field for field the msgspec Structs the Python adapters build; `py.rs`
+//! turns them into plain tuples and `recall.agents.transcript` into Structs.
+//! The resumable state is a JSON object, as the store keeps it.
+
+use indexmap::IndexMap;
+use serde_json::{Map, Value};
+
+pub const SKIP_BROKEN: &str = "broken JSON";
+pub const SKIP_NOT_OBJECT: &str = "not an object";
+pub const SKIP_BAD_UTF8: &str = "invalid UTF-8";
+pub const SKIP_UNKNOWN: &str = "unknown record type";
+pub const SKIP_BAD_SHAPE: &str = "unexpected shape";
+
+pub const USER: &str = "user";
+pub const ASSISTANT: &str = "assistant";
+
+pub const TITLE_AGENT_SUMMARY: i64 = 2;
+pub const TITLE_USER_GIVEN: i64 = 3;
+
+/// The state an adapter carries from one parse of a file to the next.
+pub type State = Map<String, Value>;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Message {
+    pub key: String,
+    pub role: &'static str,
+    pub text: String,
+    pub timestamp: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SessionInfo {
+    pub session_id: String,
+    pub agent: &'static str,
+    pub project: Option<String>,
+    pub title: Option<String>,
+    pub title_rank: i64,
+    pub parent_session_id: Option<String>,
+    pub started_at: Option<String>,
+    /// Insertion-ordered, like the Python dict.
+    pub metadata: IndexMap<String, String>,
+}
+
+impl SessionInfo {
+    pub fn new(session_id: String, agent: &'static str, parent: Option<String>) -> SessionInfo {
+        SessionInfo {
+            session_id,
+            agent,
+            project: None,
+            title: None,
+            title_rank: 0,
+            parent_session_id: parent,
+            started_at: None,
+            metadata: IndexMap::new(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SessionPart {
+    pub info: SessionInfo,
+    pub messages: Vec<Message>,
+    pub replace: bool,
+    pub rewinds: Vec<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Parsed {
+    pub parts: Vec<SessionPart>,
+    /// Bytes of the input consumed (to the end of the last complete line).
+    pub offset: usize,
+    pub state: State,
+    /// Skipped records by reason, in first-seen order.
+    pub skipped: Vec<(&'static str, i64)>,
+}
+
+impl Parsed {
+    pub fn skip(&mut self, reason: &'static str) {
+        match self.skipped.iter_mut().find(|(r, _)| *r == reason) {
+            Some((_, n)) => *n += 1,
+            None => self.skipped.push((reason, 1)),
+        }
+    }
+}
+
+/// `st.get(key)` as a non-empty string, Python-truthiness style.
+pub fn state_str<'s>(st: &'s State, key: &str) -> Option<&'s str> {
+    match st.get(key) {
+        Some(Value::String(s)) if !s.is_empty() => Some(s),
+        _ => None,
+    }
+}
+
+/// An optional string as a JSON value (None becomes null).
+pub fn opt_value(v: Option<&str>) -> Value {
+    v.map_or(Value::Null, |s| Value::String(s.to_string()))
+}
+
+/// Python truthiness of a state value.
+pub fn truthy(v: Option<&Value>) -> bool {
+    match v {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(Value::Number(n)) => n.as_f64().is_some_and(|f| f != 0.0),
+        Some(Value::String(s)) => !s.is_empty(),
+        Some(Value::Array(a)) => !a.is_empty(),
+        Some(Value::Object(o)) => !o.is_empty(),
+    }
+}
