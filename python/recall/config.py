@@ -83,15 +83,30 @@ def data_dir() -> Path:
 
 
 def config_path() -> Path:
-    home = os.environ.get("RECALL_HOME")
+    # Looked up for every stored string (redaction settings): cached on the
+    # variables it depends on, which tests and users may change.
+    env = os.environ
+    return _config_path(
+        env.get("RECALL_HOME"),
+        env.get("APPDATA"),
+        env.get("XDG_CONFIG_HOME"),
+        env.get("HOME"),
+        env.get("USERPROFILE"),
+    )
+
+
+@cache
+def _config_path(
+    home: str | None, appdata: str | None, xdg: str | None, _user: str | None, _profile: str | None
+) -> Path:
     if home:
         return Path(home).expanduser() / "config.toml"
     if sys.platform == "win32":
-        base = os.environ.get("APPDATA") or str(Path.home() / "AppData" / "Roaming")
+        base = appdata or str(Path.home() / "AppData" / "Roaming")
         return Path(base) / "recall" / "config.toml"
     if sys.platform == "darwin":
         return Path.home() / "Library" / "Application Support" / "recall" / "config.toml"
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    base = xdg or str(Path.home() / ".config")
     return Path(base) / "recall" / "config.toml"
 
 

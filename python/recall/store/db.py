@@ -110,6 +110,7 @@ def open_writer(path: Path | None = None) -> Store:
                 migrate(conn)
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA foreign_keys=ON")
+        conn.execute("PRAGMA cache_size=-65536")  # 64 MiB: FTS5 segment merges reread pages
     except sqlite3.DatabaseError as exc:
         conn.close()
         raise StoreError(f"the index {path} is unreadable: {exc}") from exc

@@ -160,42 +160,35 @@ def _rewind(db: sqlite3.Connection, session: int, key: str) -> None:
         db.execute("DELETE FROM messages WHERE session = ? AND position >= ?", (session, row[0]))
 
 
-def _is_copy(db: sqlite3.Connection, session: int, agent: str, key: str) -> bool:
-    """Whether another session of the same agent already holds this record (a resume copy)."""
-    row = db.execute(
-        """SELECT 1 FROM messages m JOIN sessions s ON s.id = m.session
-           WHERE m.key = ? AND m.session != ? AND s.agent = ? LIMIT 1""",
-        (key, session, agent),
-    ).fetchone()
-    return row is not None
+# One statement per message, run by `executemany`: the row goes after the
+# session's last position, unless another session of the same agent already
+# holds the record (a resumed session's copy: it stays with the session that
+# first had it); a known key is updated in place, keeping its position.
+_INSERT_MESSAGE = """
+    INSERT INTO messages(session, position, key, role, text, ts)
+    SELECT ?1, (SELECT coalesce(max(position), -1) + 1 FROM messages WHERE session = ?1),
+           ?2, ?3, ?4, ?5
+    WHERE NOT EXISTS (
+        SELECT 1 FROM messages m JOIN sessions s ON s.id = m.session
+        WHERE m.key = ?2 AND m.session != ?1 AND s.agent = ?6)
+    ON CONFLICT(session, key) DO UPDATE SET role = excluded.role,
+        text = excluded.text, ts = coalesce(excluded.ts, ts)
+    WHERE text != excluded.text OR role != excluded.role"""
 
 
 def _insert_messages(
     db: sqlite3.Connection, session: int, agent: str, messages: list[Message]
 ) -> None:
-    (next_pos,) = db.execute(
-        "SELECT coalesce(max(position), -1) + 1 FROM messages WHERE session = ?", (session,)
-    ).fetchone()
-    for msg in messages:
-        if _is_copy(db, session, agent, scrub(msg.key)):
-            continue
-        cur = db.execute(
-            """INSERT INTO messages(session, position, key, role, text, ts)
-               VALUES (?, ?, ?, ?, ?, ?)
-               ON CONFLICT(session, key) DO UPDATE SET role = excluded.role,
-                   text = excluded.text, ts = coalesce(excluded.ts, ts)
-               WHERE text != excluded.text OR role != excluded.role""",
-            (
-                session,
-                next_pos,
-                scrub(msg.key),
-                msg.role,
-                storable(msg.text),
-                parse_iso(msg.timestamp),
-            ),
-        )
-        if cur.rowcount and cur.lastrowid:
-            next_pos += 1
+    from recall.privacy.redaction import current
+
+    redact = current().redact  # once per part: looking the settings up costs per call
+    db.executemany(
+        _INSERT_MESSAGE,
+        [
+            (session, scrub(m.key), m.role, redact(m.text), parse_iso(m.timestamp), agent)
+            for m in messages
+        ],
+    )
 
 
 def _refresh_summary(db: sqlite3.Connection, session: int) -> None:
