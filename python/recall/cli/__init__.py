@@ -7,10 +7,10 @@ import sys
 from collections.abc import Sequence
 
 from recall import __version__
-from recall.cli import demo, ingest, search, show, status, sync
+from recall.cli import demo, embed, ingest, model, search, show, status, sync
 from recall.errors import RecallError
 
-COMMANDS = (ingest, sync, search, show, status, demo)
+COMMANDS = (ingest, sync, search, show, status, demo, embed, model)
 
 
 class _Parser(argparse.ArgumentParser):

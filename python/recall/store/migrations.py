@@ -110,7 +110,50 @@ def m001_initial(db: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: list[Migration] = [m001_initial]
+# --- semantic search (issue 4) ---
+def m002_vectors(db: sqlite3.Connection) -> None:
+    """Embedding vectors: one row per chunk (a window-sized piece of one message).
+
+    `embedded` records every message done for a model, including those that
+    gave no chunk, so `recall embed` resumes where it stopped. AUTOINCREMENT
+    keeps chunk ids from ever being reused, which is how the derived HNSW file
+    proves it still matches the table (docs/semantic.md).
+    """
+    run_script(
+        db,
+        """
+        CREATE TABLE chunks (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            message INTEGER NOT NULL,
+            model TEXT NOT NULL,
+            piece INTEGER NOT NULL,
+            start INTEGER NOT NULL,
+            end INTEGER NOT NULL,
+            vector BLOB NOT NULL,
+            UNIQUE (model, message, piece)
+        );
+        CREATE INDEX chunks_message ON chunks(message);
+        CREATE TABLE embedded (
+            model TEXT NOT NULL,
+            message INTEGER NOT NULL,
+            PRIMARY KEY (model, message)
+        ) WITHOUT ROWID;
+        CREATE INDEX embedded_message ON embedded(message);
+        CREATE TRIGGER messages_vectors_ad AFTER DELETE ON messages BEGIN
+            DELETE FROM chunks WHERE message = old.id;
+            DELETE FROM embedded WHERE message = old.id;
+        END;
+        CREATE TRIGGER messages_vectors_au AFTER UPDATE OF text ON messages BEGIN
+            DELETE FROM chunks WHERE message = old.id;
+            DELETE FROM embedded WHERE message = old.id;
+        END;
+        """,
+    )
+
+
+# --- end semantic search ---
+
+MIGRATIONS: list[Migration] = [m001_initial, m002_vectors]
 
 
 def migrate(db: sqlite3.Connection) -> list[str]:
