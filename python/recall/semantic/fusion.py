@@ -117,7 +117,7 @@ def fuse(
                 computer=r.computer,
                 title=r.title,
                 date=r.date,
-                score=round(final, 6),
+                score=float(f"{final:.6g}"),
                 snippet=r.snippet,
                 source=r.source,
                 message_index=r.message_index,

@@ -140,8 +140,8 @@ def _user_model(manifest: Manifest, directory: Path) -> ModelFiles:
     missing = [name for name, p in paths.items() if not p.is_file()]
     if missing:
         raise ModelError(
-            f"model directory {directory} lacks {', '.join(missing)} "
-            "(it needs model.onnx and tokenizer.json)"
+            f"the model directory {directory} (RECALL_MODEL_DIR or model_dir in config) "
+            f"lacks {', '.join(missing)}"
         )
     onnx = manifest.files["model.onnx"]
     stamps: dict[str, list[object]] = {}

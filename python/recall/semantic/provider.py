@@ -9,6 +9,7 @@ from __future__ import annotations
 from functools import cache
 from typing import TYPE_CHECKING, Protocol
 
+import msgspec
 from recall import config
 from recall.semantic import ModelError
 
@@ -36,13 +37,13 @@ class EmbeddingOff(ModelError):
 
 
 @cache
-def _encoder(provider: str, model: str, model_dir: str | None) -> Encoder:
+def _encoder(provider: str, model: str, model_dir: str | None, endpoint: bytes) -> Encoder:
     if provider == "none":
         raise EmbeddingOff('embedding = "none" in config: keyword search only')
     if provider == "openai":
         from recall.semantic.endpoint import EndpointEncoder
 
-        return EndpointEncoder(config.load_config().endpoint)
+        return EndpointEncoder(msgspec.json.decode(endpoint, type=config.EndpointConfig))
     from recall.semantic.encoder import OnnxEncoder
     from recall.semantic.manifest import load_manifest, locate
 
@@ -51,7 +52,9 @@ def _encoder(provider: str, model: str, model_dir: str | None) -> Encoder:
 
 def get_encoder() -> Encoder:
     """The configured encoder, loaded once per process; ModelError says why not."""
-    return _encoder(config.embedding_provider(), config.load_config().model, config.model_dir())
+    cfg = config.load_config()
+    endpoint = msgspec.json.encode(cfg.endpoint)
+    return _encoder(config.embedding_provider(), cfg.model, config.model_dir(), endpoint)
 
 
 def current_model_id() -> str:
