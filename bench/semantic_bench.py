@@ -37,16 +37,17 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT.parent / "shared" / "eval" / "longmemeval" / "longmemeval_s_dev100.jsonl.gz"
-WORDS = (
-    "deploy migration schema index query cache retry backoff jitter payment invoice customer "
-    "refund webhook queue worker timeout latency kubernetes pod container memory leak profile "
-    "pandas dataframe polars arrow parquet csv report nightly cron docker image build test "
-    "flaky fixture mock coverage lint format typing release version tag branch merge rebase "
-    "conflict review approve token secret rotate vault config env feature flag rollout metric "
-    "alert dashboard trace span log error panic exception stack frame thread lock mutex async "
-    "await future promise stream buffer socket http grpc json yaml toml parser tokenizer "
-    "embedding vector search ranking fusion decay window chunk model onnx runtime batch"
-).split()
+_VOCAB = """
+deploy migration schema index query cache retry backoff jitter payment invoice customer
+refund webhook queue worker timeout latency kubernetes pod container memory leak profile
+pandas dataframe polars arrow parquet csv report nightly cron docker image build test
+flaky fixture mock coverage lint format typing release version tag branch merge rebase
+conflict review approve token secret rotate vault config env feature flag rollout metric
+alert dashboard trace span log error panic exception stack frame thread lock mutex async
+await future promise stream buffer socket http grpc json yaml toml parser tokenizer
+embedding vector search ranking fusion decay window chunk model onnx runtime batch
+"""
+WORDS = _VOCAB.split()
 QUERIES = [
     "why did the nightly report get slow",
     "how do we retry failed payments",
@@ -61,7 +62,7 @@ QUERIES = [
 
 def pct(xs: list[float], q: float) -> float:
     s = sorted(xs)
-    return s[min(len(s) - 1, int(round(q * (len(s) - 1))))]
+    return s[min(len(s) - 1, round(q * (len(s) - 1)))]
 
 
 def ms(x: float) -> str:
@@ -129,8 +130,8 @@ def make_db(home: Path, n: int, dims: int, model: str, seed: int = 3) -> None:
         with store.transaction() as db:
             for s in range(n // 10):
                 cur = db.execute(
-                    "INSERT INTO sessions(session_id, agent, computer, title, started_at,"
-                    " ended_at, message_count, updated_at) VALUES (?, 'bench', 'pc', ?, ?, ?, 10, 0)",
+                    "INSERT INTO sessions(session_id, agent, computer, title, started_at, ended_at,"
+                    " message_count, updated_at) VALUES (?, 'bench', 'pc', ?, ?, ?, 10, 0)",
                     (f"s{s}", " ".join(rng.choices(WORDS, k=5)), 1.7e9 + s, 1.7e9 + s + 60),
                 )
                 sid = cur.lastrowid

@@ -10,6 +10,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Protocol
 
 import msgspec
+
 from recall import config
 from recall.semantic import ModelError
 
