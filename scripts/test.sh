@@ -22,9 +22,12 @@ RECALL_IMPL=python "$PY" -m pytest -q -p no:cacheprovider
 step "cargo test"
 cargo test --quiet
 
+step "fuzz: rank, reminders, adapters, query parser (bounded: 40 s plus start-up)"
+"$PY" fuzz/run.py --seconds 40
+
 step "linters"
-"$PY" -m ruff check python tests bench
-"$PY" -m ruff format --check python tests bench
+"$PY" -m ruff check python tests bench fuzz
+"$PY" -m ruff format --check python tests bench fuzz
 "$PY" -m mypy
 "$PY" -m mypy.stubtest recall._core
 cargo fmt --check

@@ -38,3 +38,8 @@ core, IMPL, IMPL_REASON = _select()
 """The active core module, its name (`rust`/`python`) and why it was chosen."""
 
 strip_reminders = core.strip_reminders
+
+# Ranking where result lists meet (see `recall.rank`).
+tokenize = core.tokenize
+bm25_scores = core.bm25_scores
+dedup = core.dedup

@@ -1,6 +1,7 @@
 """Pure-Python twin of `recall._core`: same names, same results (see `_core.pyi`)."""
 
 from recall import __version__
+from recall._pyrank import bm25_scores, dedup, tokenize
 from recall.textutil import scrub
 
 _OPEN = "<system-reminder>"
@@ -27,3 +28,4 @@ def strip_reminders(text: str) -> str:
 
 
 __all__ = ["__version__", "strip_reminders"]
+__all__ += ["bm25_scores", "dedup", "tokenize"]  # ranking, from _pyrank

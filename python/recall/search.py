@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from typing import Any
 
 import msgspec
 
 from recall.query import has_cjk, match_all, match_any, parse_query
+from recall.textutil import scrub
 from recall.timeutil import format_ts
 
 HL_START, HL_END = "\x02", "\x03"
@@ -96,7 +98,11 @@ def _title_hits(
 def _substring_hits(
     db: sqlite3.Connection, words: list[str], f: Filters, window: int
 ) -> list[tuple[Any, ...]]:
-    """CJK text has no spaces for unicode61 to split on: fall back to substring matching."""
+    """CJK text has no spaces for unicode61 to split on: fall back to substring matching.
+
+    Rows end with the message's whole text (ranked, then cut to a snippet, by
+    `_add_substring_hits`).
+    """
     where, args = _filter_sql(f, "coalesce(m.ts, s.ended_at)")
     likes = " AND ".join("m.text LIKE ? ESCAPE '\\'" for _ in words)
     escaped = [
@@ -107,8 +113,7 @@ def _substring_hits(
         FROM messages m JOIN sessions s ON s.id = m.session
         WHERE {likes}{where}
         ORDER BY coalesce(m.ts, s.ended_at) DESC LIMIT ?"""
-    rows = db.execute(sql, [*escaped, *args, window]).fetchall()
-    return [(*r[:-1], _mark_substring(r[-1], words)) for r in rows]
+    return db.execute(sql, [*escaped, *args, window]).fetchall()
 
 
 def _mark_substring(text: str, words: list[str], width: int = 120) -> str:
@@ -118,6 +123,38 @@ def _mark_substring(text: str, words: list[str], width: int = 120) -> str:
     for w in words:
         piece = piece.replace(w, f"{HL_START}{w}{HL_END}")
     return ("…" if start else "") + piece + ("…" if start + width < len(text) else "")
+
+
+def _add_substring_hits(
+    best: dict[int, tuple[Any, ...]], rows: list[tuple[Any, ...]], query: str, words: list[str]
+) -> None:
+    """Rank substring hits, which have no FTS5 score, by BM25 over their own texts.
+
+    Like any-word hits, they rank below every FTS5 hit (whose match is
+    token-exact), in their own order.
+    """
+    from recall.rank import merge
+
+    fresh = [r for r in rows if r[0] not in best]
+    floor = min((r[8] for r in best.values()), default=1.0)
+    ranked = merge(query, fresh, lambda r: str(r[9]))
+    for score, row in ranked:
+        if row[0] not in best:  # a session's best-scoring message stands for it
+            snippet = _mark_substring(row[9], words)
+            best[row[0]] = (*row[:8], floor - 1.0 / (1.0 + score), snippet)
+
+
+def _texts(db: sqlite3.Connection, rows: Sequence[tuple[Any, ...]]) -> list[str | None]:
+    """The best message's text of each result row; None for a title-only hit."""
+    out: list[str | None] = []
+    for row in rows:
+        found = None
+        if row[6] is not None:
+            found = db.execute(
+                "SELECT text FROM messages WHERE session = ? AND position = ?", (row[0], row[6])
+            ).fetchone()
+        out.append(found[0] if found else None)
+    return out
 
 
 def _message_index(db: sqlite3.Connection, session: int, position: int | None) -> int | None:
@@ -131,6 +168,8 @@ def _message_index(db: sqlite3.Connection, session: int, position: int | None) -
 
 def search(db: sqlite3.Connection, query: str, filters: Filters, limit: int = 10) -> SearchOutput:
     """Best-matching sessions for `query`: never raises on what the user typed."""
+    # A non-UTF-8 argv arrives with lone surrogates, which SQLite cannot take.
+    query = scrub(query)
     limit = max(1, min(limit, MAX_LIMIT))
     terms = parse_query(query)
     window = max(limit * 10, 100)
@@ -163,9 +202,14 @@ def search(db: sqlite3.Connection, query: str, filters: Filters, limit: int = 10
     if len(best) < limit and has_cjk(query):
         words = [t.text for t in terms if not t.negated]
         if words:
-            for row in _substring_hits(db, words, filters, window):
-                best.setdefault(row[0], row)
-    ranked = sorted(best.values(), key=lambda r: r[8], reverse=True)[:limit]
+            _add_substring_hits(best, _substring_hits(db, words, filters, window), query, words)
+    ranked = sorted(best.values(), key=lambda r: r[8], reverse=True)
+    if len(ranked) > 1:
+        from recall.rank import distinct
+
+        # The same text pasted into several sessions is one result, not many.
+        ranked = distinct(ranked, lambda rows: _texts(db, rows), limit)
+    ranked = ranked[:limit]
     results = [
         Result(
             session_id=r[1],

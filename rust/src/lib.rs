@@ -8,6 +8,16 @@ pub mod reminders;
 
 pub use reminders::strip_reminders;
 
+// Ranking where result lists meet: BM25 re-scoring and Jaccard dedup, over
+// words from one table-driven tokenizer.
+pub mod bm25;
+pub mod dedup;
+pub mod tokenize;
+
+pub use bm25::{bm25_scores, Bm25Error};
+pub use dedup::{dedup, ThresholdError};
+pub use tokenize::tokenize;
+
 #[cfg(feature = "python")]
 mod py;
 

@@ -1,0 +1,126 @@
+"""Fuzz targets: each takes raw bytes and raises only on a real bug.
+
+Both drivers in `run.py` call these: atheris (coverage-guided) where it is
+installed, a seeded mutation loop elsewhere. Properties checked:
+
+- `rank`: the Rust core and the twin give the same words, the same BM25 bits
+  and the same dedup decisions; scores are finite and >= 0; kept indices
+  ascend from 0.
+- `reminders`: both cores strip `<system-reminder>` spans identically.
+- `adapters`: no agent adapter raises on any bytes (SPEC: never on bad
+  content); consumed offsets stay inside the input; resuming from the
+  returned offset and state does not raise either; roles are user/assistant.
+- `query`: whatever is typed (quotes, FTS5 operators, lone surrogates from
+  a non-UTF-8 argv), `recall.search.search` over a small store answers: no
+  FTS5 error, at most `limit` distinct sessions, JSON that can be written;
+  the parser keeps at most `MAX_TERMS` terms.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+import msgspec
+
+from recall import _core, _pycore  # type: ignore[attr-defined,unused-ignore]
+from recall.agents import ADAPTERS, IMPORT
+from recall.query import MAX_TERMS, parse_query
+from recall.search import Filters, search
+from recall.store.migrations import migrate
+from recall.store.writer import apply_part
+from recall.types import ASSISTANT, USER
+
+
+def text_of(data: bytes) -> str:
+    """Any str, lone surrogates included: the first byte picks how the rest decodes."""
+    if not data:
+        return ""
+    if data[0] & 1:
+        rest = data[1:]
+        return rest[: len(rest) // 2 * 2].decode("utf-16-le", "surrogatepass")
+    return data[1:].decode("utf-8", "surrogateescape")
+
+
+def rank(data: bytes) -> None:
+    head, text = data[:3].ljust(3, b"\0"), text_of(data[3:])
+    query, *docs = text.split("\x1e")
+    k1, b, t = head[0] % 41 / 10, head[1] % 11 / 10, head[2] % 11 / 10
+    for s in (query, *docs):
+        assert _core.tokenize(s) == _pycore.tokenize(s), s
+    rust = _core.bm25_scores(query, docs, k1, b)
+    assert [x.hex() for x in rust] == [x.hex() for x in _pycore.bm25_scores(query, docs, k1, b)]
+    assert all(0.0 <= x < float("inf") for x in rust)
+    kept = _core.dedup(docs, t)
+    assert kept == _pycore.dedup(docs, t)
+    assert kept == sorted(set(kept)) and (kept[:1] == [0] if docs else kept == [])
+
+
+def reminders(data: bytes) -> None:
+    text = text_of(data)
+    assert _core.strip_reminders(text) == _pycore.strip_reminders(text)
+
+
+_PATHS = {
+    "claude": [Path("/fuzz/.claude/projects/-srv-app/0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f.jsonl")],
+    "codex": [Path("/fuzz/.codex/sessions/2026/03/05/rollout-2026-03-05T14-10-00-0199d3m0.jsonl")],
+    "gemini": [
+        Path("/fuzz/.gemini/tmp/abc/chats/session-2026-03-09T11-00-3f2ad3m0.json"),
+        Path("/fuzz/.gemini/tmp/abc/chats/session-2026-03-09T11-00-3f2ad3m0.jsonl"),
+    ],
+}
+
+
+def adapters(data: bytes) -> None:
+    cut = len(data) // 2  # the file as a first read saw it; then it grew to all of `data`
+    for adapter in (*ADAPTERS.values(), IMPORT):
+        for path in _PATHS.get(adapter.name, [Path("/fuzz/import.jsonl")]):
+            parsed = adapter.parse(path, data, 0, {})
+            assert 0 <= parsed.offset <= len(data), (adapter.name, parsed.offset)
+            for part in parsed.parts:
+                assert all(m.role in (USER, ASSISTANT) for m in part.messages)
+            if adapter.incremental:
+                first = adapter.parse(path, data[:cut], 0, {})
+                rest = adapter.parse(path, data[first.offset :], first.offset, first.state)
+                assert 0 <= rest.offset <= len(data) - first.offset
+
+
+_SESSIONS = [
+    ("s1", "Fix PAY-1234 with --no-verify in src/main.rs; retry backoff is 30s."),
+    ("s2", "Fix PAY-1234 with --no-verify in src/main.rs; retry backoff is 30s!"),
+    ("s3", "日本語のテキストを検索できますか。Kafka か NATS か。"),
+    ("s4", 'We decided: NATS JetStream for the queue, "quoted" (parens) AND NEAR stars*'),
+]
+
+
+def _store() -> sqlite3.Connection:
+    db = sqlite3.connect(":memory:", isolation_level=None)
+    migrate(db)
+    lines = [json.dumps({"session": sid, "role": "user", "text": text}) for sid, text in _SESSIONS]
+    parsed = IMPORT.parse(Path("/fuzz/import.jsonl"), "\n".join(lines).encode() + b"\n", 0, {})
+    for part in parsed.parts:
+        apply_part(db, part, "fuzzbox", None)
+    return db
+
+
+_db = _store()
+
+
+def query(data: bytes) -> None:
+    typed = text_of(data)
+    assert len(parse_query(typed)) <= MAX_TERMS
+    limit = 1 + (data[0] % 5 if data else 0)
+    out = search(_db, typed, Filters(), limit)
+    assert out.found == len(out.results) <= limit
+    assert len({r.session_id for r in out.results}) == out.found
+    msgspec.json.encode(out)  # the --json output can always be written
+
+
+TARGETS: dict[str, Callable[[bytes], None]] = {
+    "rank": rank,
+    "reminders": reminders,
+    "adapters": adapters,
+    "query": query,
+}
