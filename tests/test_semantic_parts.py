@@ -14,7 +14,7 @@ import pytest
 from clihelp import call, call_json
 from recall.search import Result
 from recall.semantic import ModelError
-from recall.semantic.fusion import decay_factor, fuse, jaccard_dedup, rrf, weighted
+from recall.semantic.fusion import decay_factor, fuse, rrf, weighted
 from recall.semantic.manifest import FileSpec, load_manifest, locate
 from semhelp import http_server, write_import
 
@@ -50,14 +50,6 @@ def test_decay_halves_after_ln2_over_lambda_days() -> None:
     assert decay_factor(format_ts(now), 0.01, now) == pytest.approx(1.0)
     assert decay_factor(format_ts(now - 69.3147 * day), 0.01, now) == pytest.approx(0.5, abs=1e-4)
     assert decay_factor(None, 0.01, now) == 1.0 and decay_factor(format_ts(now), 0, now) == 1.0
-
-
-def test_jaccard_dedup_drops_near_identical_texts_only() -> None:
-    a = "the deploy failed because the migration locked the users table"
-    b = "The deploy failed because the migration locked the users table!"
-    c = "the deploy succeeded after we split the migration"
-    assert jaccard_dedup([a, b, c]) == [0, 2]
-    assert jaccard_dedup([]) == []
 
 
 def test_fuse_dedups_pasted_duplicates_and_respects_limit() -> None:

@@ -1,16 +1,18 @@
 """Merging ranked lists: reciprocal-rank fusion, weighted normalised scores, time decay, dedup.
 
-Pure functions over `Result` lists, keyed by (session id, agent), with no
-numpy: they run on every hybrid search and are tested on known inputs.
+Pure functions over `Result` lists, keyed by (computer, agent, session id),
+with no numpy: they run on every hybrid search and are tested on known
+inputs. Near-duplicates are dropped by the core's Jaccard dedup
+(`recall._accel.dedup`, Rust or its Python twin).
 """
 
 from __future__ import annotations
 
 import math
-import re
 import time
-from collections.abc import Callable
 
+from recall import _accel
+from recall.rank import DEDUP_THRESHOLD
 from recall.search import HL_END, HL_START, Result
 from recall.timeutil import parse_iso
 
@@ -22,7 +24,6 @@ PRESETS = {
     "0.4/0.6": (0.4, 0.6),  # Shelley: 0.4 FTS + 0.6 vector
     "0.3/0.7": (0.3, 0.7),  # OneClaw: 0.3 BM25 + 0.7 vector
 }
-DEDUP_THRESHOLD = 0.8
 
 
 def key(r: Result) -> tuple[str, str, str]:
@@ -66,27 +67,6 @@ def decay_factor(date: str | None, lam: float, now: float | None = None) -> floa
     return math.exp(-lam * age_days)
 
 
-_WORD = re.compile(r"\w+", re.UNICODE)
-
-
-def jaccard_dedup(texts: list[str], threshold: float = DEDUP_THRESHOLD) -> list[int]:
-    """Indices of `texts` to keep: a text whose word set overlaps a kept one ≥ threshold goes."""
-    kept: list[int] = []
-    sets: list[set[str]] = []
-    for i, text in enumerate(texts):
-        words = set(_WORD.findall(text.lower()))
-        dup = False
-        for other in sets:
-            union = len(words | other)
-            if union and len(words & other) / union >= threshold:
-                dup = True
-                break
-        if not dup:
-            kept.append(i)
-            sets.append(words)
-    return kept
-
-
 def plain(snippet: str) -> str:
     return snippet.replace(HL_START, "").replace(HL_END, "")
 
@@ -96,7 +76,6 @@ def fuse(
     fusion: str,
     limit: int,
     decay: float = 0.0,
-    dedup: Callable[[list[str], float], list[int]] = jaccard_dedup,
 ) -> list[Result]:
     """One ranking from several: the first list's copy of a result (its snippet) wins."""
     preset = PRESETS[fusion]
@@ -125,5 +104,5 @@ def fuse(
         )
     ranked.sort(key=lambda r: r.score, reverse=True)
     ranked = ranked[: limit * 3]
-    keep = dedup([plain(r.snippet) for r in ranked], DEDUP_THRESHOLD)
+    keep = _accel.dedup([plain(r.snippet) for r in ranked], DEDUP_THRESHOLD)
     return [ranked[i] for i in keep][:limit]

@@ -67,6 +67,9 @@ def run(
     decay: float = 0.0,
 ) -> Outcome:
     """Search in `mode` (None: hybrid when vectors exist, else keyword)."""
+    from recall.textutil import scrub
+
+    query = scrub(query)  # a non-UTF-8 argv brings lone surrogates, which no index can take
     from recall.semantic.provider import current_model_id, get_encoder
 
     note = None
