@@ -197,7 +197,7 @@ def _embedded(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
 def _top(capsys: pytest.CaptureFixture[str], query: str) -> str:
     out = call_json(capsys, "search", query, "--mode", "semantic", "--json")
-    return str(out["results"][0]["session_id"])
+    return str(out["results"][0]["session_id"]) if out["results"] else ""
 
 
 def test_a_corrupt_index_is_rebuilt_not_served(

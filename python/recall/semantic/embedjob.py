@@ -78,7 +78,7 @@ def embed_pending(
         report.cached += hits
         if progress:
             progress(report.messages, total)
-    if report.chunks or vectors.fingerprint(store.conn, model)[0]:
+    if report.chunks or vectors.stats(store.conn, model).chunks:
         report.indexed = index.build(store.conn, model, _dims(encoder, store, model))
     report.seconds = time.perf_counter() - started
     return report

@@ -2,13 +2,14 @@
 
 Layout in `<data dir>/vectors/`: index files named by model and content
 (`<model>.<count>.<max id>.usearch`, never rewritten once named) and one
-`<model>.json` pointer naming the current file, which is replaced by rename
-under `index.lock`. A reader follows the pointer, so it sees either the old
-index or the new one, never half of either. Chunk ids are never reused, so
-"the table still has exactly `count` chunks with id ≤ `max id`" proves the
-index matches the table; chunks added since are searched exactly until the
-next update folds them in. A missing, unreadable or stale index is rebuilt,
-never served.
+`<model>.json` pointer naming the current file with its chunk count, highest
+chunk id and the table's deletion count when it was built; the pointer is
+replaced by rename under `index.lock`. A reader follows the pointer, so it
+sees either the old index or the new one, never half of either. Chunk ids are
+never reused, so "no chunk deleted since" (the `chunk_stats` triggers count
+deletions) proves the index matches the table without a scan; chunks added
+since are searched exactly until the next update folds them in. A missing,
+unreadable or stale index is rebuilt, never served.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
 
 CONNECTIVITY = 16
 EXPANSION_ADD = 128
-EXPANSION_SEARCH = 96
+EXPANSION_SEARCH = 128
 EXACT_TAIL_MAX = 20_000
 """Chunks newer than the index searched exactly; beyond this the index is brought up to date."""
 
@@ -102,8 +103,15 @@ def _read_pointer(model: str) -> dict[str, Any] | None:
     return meta if isinstance(meta, dict) else None
 
 
-def _open(db: sqlite3.Connection, model: str, dims: int) -> tuple[Any, int] | None:
-    """The current index and the max chunk id it covers, if it is sound and matches the table."""
+class _Current:
+    """The index on disk that still matches the table, and what it covers."""
+
+    def __init__(self, index: Any, count: int, max_id: int) -> None:
+        self.index, self.count, self.max_id = index, count, max_id
+
+
+def _open(db: sqlite3.Connection, model: str, dims: int) -> _Current | None:
+    """The current index, if it is sound and no chunk it holds has been deleted since."""
     from usearch.index import Index
 
     meta = _read_pointer(model)
@@ -111,10 +119,11 @@ def _open(db: sqlite3.Connection, model: str, dims: int) -> tuple[Any, int] | No
         return None
     try:
         count, max_id, name = int(meta["count"]), int(meta["max_id"]), str(meta["file"])
+        deletions = int(meta["deletions"])
     except (KeyError, TypeError, ValueError):
         return None
     path = vectors_dir() / name
-    if not path.is_file() or "/" in name or "\\" in name:
+    if "/" in name or "\\" in name or not path.is_file():
         return None
     try:
         index = Index.restore(str(path), view=True, expansion_search=EXPANSION_SEARCH)
@@ -122,9 +131,9 @@ def _open(db: sqlite3.Connection, model: str, dims: int) -> tuple[Any, int] | No
         return None
     if index is None or index.ndim != dims or len(index) != count:
         return None
-    if vectors.fingerprint(db, model, upto=max_id)[0] != count:
-        return None  # chunks the index holds were deleted: stale
-    return index, max_id
+    if vectors.stats(db, model).deletions != deletions:
+        return None  # chunks were deleted since (an edited or removed message): stale
+    return _Current(index, count, max_id)
 
 
 def build(db: sqlite3.Connection, model: str, dims: int) -> int:
@@ -133,28 +142,32 @@ def build(db: sqlite3.Connection, model: str, dims: int) -> int:
     folder.mkdir(parents=True, exist_ok=True)
     with write_lock(folder / "index.lock"):
         current = _open(db, model, dims)
-        count, max_id = vectors.fingerprint(db, model)
-        if current is not None and current[1] == max_id:
-            return count
-        index = _new_index(dims)
-        after = 0
+        now = vectors.stats(db, model)
+        if current is not None and current.max_id == now.max_id:
+            return current.count
+        index, after, count = _new_index(dims), 0, 0
         if current is not None:  # only additions since: extend a copy of the current index
             from usearch.index import Index
 
             old = Index.restore(str(folder / str(_read_pointer(model)["file"])))  # type: ignore[index]
             if old is not None:
-                index, after = old, current[1]
-        for ids, mat in vectors.iter_vectors(db, model, after=after):
+                index, after, count = old, current.max_id, current.count
+        for ids, mat in vectors.iter_vectors(db, model, after=after, upto=now.max_id):
             index.add(ids, mat)
-        name = f"{_safe(model)}.{count}.{max_id}.usearch"
+            count += len(ids)
+        name = f"{_safe(model)}.{count}.{now.max_id}.usearch"
         tmp = folder / f".{name}.{os.getpid()}.tmp"
         index.save(str(tmp))
         os.replace(tmp, folder / name)
+        meta = {
+            "file": name,
+            "count": count,
+            "max_id": now.max_id,
+            "deletions": now.deletions,
+            "dims": dims,
+        }
         pointer_tmp = folder / f".{_safe(model)}.json.{os.getpid()}.tmp"
-        pointer_tmp.write_text(
-            json.dumps({"file": name, "count": count, "max_id": max_id, "dims": dims}),
-            encoding="utf-8",
-        )
+        pointer_tmp.write_text(json.dumps(meta), encoding="utf-8")
         os.replace(pointer_tmp, _pointer(model))
         _remove_old(folder, model, keep=name)
         return count
@@ -173,9 +186,9 @@ def open_searcher(db: sqlite3.Connection, model: str, dims: int) -> Searcher:
     import numpy as np
 
     current = _open(db, model, dims)
-    count, _ = vectors.fingerprint(db, model)
-    covered = vectors.fingerprint(db, model, current[1])[0] if current is not None else 0
-    if count - covered > (0 if current is None else EXACT_TAIL_MAX):
+    total = vectors.stats(db, model).chunks
+    covered = current.count if current is not None else 0
+    if total - covered > (0 if current is None else EXACT_TAIL_MAX):
         try:
             build(db, model, dims)
         except OSError as exc:  # a read-only data directory: search everything exactly
@@ -183,11 +196,13 @@ def open_searcher(db: sqlite3.Connection, model: str, dims: int) -> Searcher:
 
             log(f"cannot write the vector index: {exc}")
         current = _open(db, model, dims)
-    index, covered = current if current is not None else (None, 0)
+    index = current.index if current is not None else None
     ids_parts, mats = [], []
-    for ids, mat in vectors.iter_vectors(db, model, after=covered):
-        ids_parts.append(ids)
-        mats.append(mat)
+    if current is None or total > current.count:
+        after = current.max_id if current is not None else 0
+        for ids, mat in vectors.iter_vectors(db, model, after=after):
+            ids_parts.append(ids)
+            mats.append(mat)
     tail_ids = np.concatenate(ids_parts) if ids_parts else np.zeros(0, dtype=np.int64)
     tail = np.concatenate(mats) if mats else np.zeros((0, dims), dtype=np.float32)
     return Searcher(index, tail_ids, tail)

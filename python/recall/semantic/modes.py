@@ -9,12 +9,16 @@ module imports nothing heavy itself: a keyword search never loads numpy.
 from __future__ import annotations
 
 import sqlite3
+from typing import TYPE_CHECKING
 
 import msgspec
 
 from recall.search import Filters, Result, SearchOutput, search
 from recall.semantic import ModelError
 from recall.semantic.fusion import PRESETS, fuse
+
+if TYPE_CHECKING:
+    from recall.semantic.provider import Encoder
 
 MODES = ("keyword", "semantic", "hybrid")
 FUSIONS = tuple(PRESETS)
@@ -89,11 +93,47 @@ def run(
         return Outcome(SearchOutput(query, len(results), results), "keyword", note)
     from recall.semantic.nearest import semantic_search
 
-    window = max(limit * 5, 50)
-    semantic = semantic_search(db, encoder, query, filters, window)
+    window = max(limit * 3, 30)
     if mode == "semantic":
+        semantic = semantic_search(db, encoder, query, filters, window)
         results = fuse([semantic], "weighted", limit, decay) if decay > 0 else semantic[:limit]
         return Outcome(SearchOutput(query, len(results), results), "semantic")
-    keyword = keyword_search(db, query, filters, window)
+    keyword, semantic = _both(db, encoder, query, filters, window)
     results = fuse([keyword, semantic], fusion, limit, decay)
     return Outcome(SearchOutput(query, len(results), results), "hybrid")
+
+
+def _both(
+    db: sqlite3.Connection, encoder: Encoder, query: str, filters: Filters, window: int
+) -> tuple[list[Result], list[Result]]:
+    """Keyword and semantic rankings at once: SQLite and onnxruntime release the GIL.
+
+    The semantic side reads through its own read-only connection (one
+    connection serialises its users), so hybrid costs about the slower of the
+    two rather than their sum.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+    from pathlib import Path
+
+    from recall.semantic.nearest import semantic_search
+
+    row = db.execute("PRAGMA database_list").fetchone()
+    path = str(row[2]) if row else ""
+    if not path:  # an in-memory database: one connection, one after the other
+        return keyword_search(db, query, filters, window), semantic_search(
+            db, encoder, query, filters, window
+        )
+
+    def semantic() -> list[Result]:
+        uri = f"{Path(path).resolve().as_uri()}?mode=ro"
+        conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
+        try:
+            conn.execute("PRAGMA busy_timeout=60000")
+            return semantic_search(conn, encoder, query, filters, window)
+        finally:
+            conn.close()
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pending = pool.submit(semantic)
+        keyword = keyword_search(db, query, filters, window)
+        return keyword, pending.result()

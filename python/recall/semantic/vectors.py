@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     import numpy as np
@@ -54,7 +54,7 @@ def store(
     """
     alive = _alive(db, done)
     db.executemany(
-        "INSERT OR REPLACE INTO chunks(message, model, piece, start, end, vector)"
+        "INSERT OR IGNORE INTO chunks(message, model, piece, start, end, vector)"
         " VALUES (?, ?, ?, ?, ?, ?)",
         (
             (msg, model, piece, start, end, vectors[n].astype("<f4").tobytes())
@@ -79,31 +79,36 @@ def _alive(db: sqlite3.Connection, ids: Sequence[int]) -> set[int]:
     return found
 
 
-def fingerprint(db: sqlite3.Connection, model: str, upto: int | None = None) -> tuple[int, int]:
-    """(count, max id) of `model`'s chunks, those with id ≤ `upto` when given."""
-    if upto is None:
-        row = db.execute(
-            "SELECT count(*), coalesce(max(id), 0) FROM chunks WHERE model = ?", (model,)
-        ).fetchone()
-    else:
-        row = db.execute(
-            "SELECT count(*), coalesce(max(id), 0) FROM chunks WHERE model = ? AND id <= ?",
-            (model, upto),
-        ).fetchone()
-    return int(row[0]), int(row[1])
+class Stats(NamedTuple):
+    chunks: int
+    max_id: int
+    deletions: int
+
+
+def stats(db: sqlite3.Connection, model: str) -> Stats:
+    """A model's chunk count, highest chunk id and deletions so far (kept by triggers)."""
+    row = db.execute(
+        "SELECT chunks, max_id, deletions FROM chunk_stats WHERE model = ?", (model,)
+    ).fetchone()
+    return Stats(*map(int, row)) if row else Stats(0, 0, 0)
 
 
 def iter_vectors(
-    db: sqlite3.Connection, model: str, after: int = 0, batch: int = 20_000
+    db: sqlite3.Connection,
+    model: str,
+    after: int = 0,
+    upto: int = 1 << 62,
+    batch: int = 20_000,
 ) -> Iterator[tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]]:
-    """(ids, matrix) batches of `model`'s chunks with id above `after`, in id order."""
+    """(ids, matrix) batches of `model`'s chunks with `after` < id ≤ `upto`, in id order."""
     import numpy as np
 
     last = after
     while True:
         rows = db.execute(
-            "SELECT id, vector FROM chunks WHERE model = ? AND id > ? ORDER BY id LIMIT ?",
-            (model, last, batch),
+            "SELECT id, vector FROM chunks WHERE id > ? AND id <= ? AND model = ?"
+            " ORDER BY id LIMIT ?",
+            (last, upto, model, batch),
         ).fetchall()
         if not rows:
             return
@@ -132,5 +137,5 @@ def models(db: sqlite3.Connection) -> list[tuple[str, int]]:
     """(model id, chunks) for every model that has vectors."""
     return [
         (str(r[0]), int(r[1]))
-        for r in db.execute("SELECT model, count(*) FROM chunks GROUP BY model ORDER BY model")
+        for r in db.execute("SELECT model, chunks FROM chunk_stats WHERE chunks ORDER BY model")
     ]
