@@ -126,7 +126,7 @@ def chunk_rows(db: sqlite3.Connection, ids: Sequence[int]) -> dict[int, tuple[An
         marks = ",".join("?" * len(part))
         for row in db.execute(
             f"""SELECT c.id, m.session, m.id, m.position, c.start, c.end
-                FROM chunks c JOIN messages m ON m.id = c.message WHERE c.id IN ({marks})""",
+                FROM chunks c CROSS JOIN messages m ON m.id = c.message WHERE c.id IN ({marks})""",
             part,
         ):
             out[int(row[0])] = tuple(row[1:])
