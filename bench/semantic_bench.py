@@ -10,13 +10,13 @@ Every figure sits beside a baseline measured in the same run (SPEC §8):
    pre-tokenised batches: chunks/s and the ratio.
 2. Query latency, in-process, at each size: a recall database with that many
    messages (LongMemEval turns, so FTS has real text) and as many chunks
-   whose vectors scatter around real turn embeddings, indexed by recall's own
+   whose vectors are mixtures of real turn embeddings, indexed by recall's own
    index code; LongMemEval's questions embedded by the real model each time.
    p50/p95 for keyword (the baseline), semantic and hybrid search through
    `recall.semantic.modes.run`, the code behind `recall search`.
 3. HNSW against exact search: recall@10 of the usearch index against a
    brute-force numpy scan, and the time of each, on real embeddings of
-   conversation turns and on the scattered vectors at each size.
+   conversation turns and on the mixed vectors at each size.
 """
 
 from __future__ import annotations
@@ -117,17 +117,20 @@ def questions(n: int) -> list[str]:
         return [json.loads(line)["question"] for line in fh][:n]
 
 
-def jittered(real: np.ndarray, n: int, seed: int = 3) -> np.ndarray:
-    """`n` unit vectors scattered around real embeddings (σ 0.02 a dimension).
+def scattered(real: np.ndarray, n: int, seed: int = 3) -> np.ndarray:
+    """`n` unit vectors made from real embeddings: each a real turn's vector plus up to
+    half of another's, plus a little noise (σ 0.01 a dimension).
 
     Uniformly random unit vectors in 384 dimensions have no neighbourhoods
     (every pair is nearly orthogonal), which makes HNSW construction slow and
-    its recall meaningless; conversation embeddings are clustered like these.
+    its recall meaningless; mixtures of real turns have the structure of a
+    real conversation index (topics, and turns between topics).
     """
     rng = np.random.default_rng(seed)
-    out = real[np.arange(n) % len(real)] + rng.standard_normal((n, real.shape[1])).astype(
-        np.float32
-    ) * np.float32(0.02)
+    other = rng.integers(0, len(real), n)
+    share = (0.5 * rng.random((n, 1))).astype(np.float32)
+    noise = rng.standard_normal((n, real.shape[1])).astype(np.float32) * np.float32(0.01)
+    out = real[np.arange(n) % len(real)] + share * real[other] + noise
     out /= np.linalg.norm(out, axis=1, keepdims=True)
     return out.astype(np.float32)
 
@@ -252,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
     asked = questions(args.queries)
     print("2. query latency, in-process, query embedding included (real questions)")
     for n in args.sizes:
-        vecs = jittered(real, n)
+        vecs = scattered(real, n)
         t, build_s = bench_latency(vecs, real_turns(n), asked)
         row = ", ".join(f"{m} p50 {ms(pct(v, 0.5))} p95 {ms(pct(v, 0.95))}" for m, v in t.items())
         ratio = statistics.median(t["hybrid"]) / statistics.median(t["keyword"])
@@ -268,9 +271,9 @@ def main(argv: list[str] | None = None) -> int:
         f"hnsw {r['hnsw_ms']:.2f} ms, exact {r['exact_ms']:.2f} ms per query"
     )
     for n in args.sizes:
-        r = hnsw_vs_exact(jittered(real, n, seed=9), qs)
+        r = hnsw_vs_exact(scattered(real, n, seed=9), qs)
         print(
-            f"   jittered real embeddings, {n}: recall@10 {r['recall@10']:.3f}; "
+            f"   mixtures of real embeddings, {n}: recall@10 {r['recall@10']:.3f}; "
             f"hnsw {r['hnsw_ms']:.2f} ms, exact {r['exact_ms']:.2f} ms per query"
         )
     return 0

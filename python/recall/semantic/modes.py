@@ -98,19 +98,21 @@ def run(
         semantic = semantic_search(db, encoder, query, filters, window)
         results = fuse([semantic], "weighted", limit, decay) if decay > 0 else semantic[:limit]
         return Outcome(SearchOutput(query, len(results), results), "semantic")
-    keyword, semantic = _both(db, encoder, query, filters, window)
+    keyword, semantic = _both(db, encoder, query, filters, limit)
     results = fuse([keyword, semantic], fusion, limit, decay)
     return Outcome(SearchOutput(query, len(results), results), "hybrid")
 
 
 def _both(
-    db: sqlite3.Connection, encoder: Encoder, query: str, filters: Filters, window: int
+    db: sqlite3.Connection, encoder: Encoder, query: str, filters: Filters, limit: int
 ) -> tuple[list[Result], list[Result]]:
     """Keyword and semantic rankings at once: SQLite and onnxruntime release the GIL.
 
     The semantic side reads through its own read-only connection (one
     connection serialises its users), so hybrid costs about the slower of the
-    two rather than their sum.
+    two rather than their sum. The keyword list is cut at twice the results
+    wanted (its cost grows with depth; ranks past that barely move a
+    reciprocal-rank sum), the semantic one at three times.
     """
     from concurrent.futures import ThreadPoolExecutor
     from pathlib import Path
@@ -120,8 +122,8 @@ def _both(
     row = db.execute("PRAGMA database_list").fetchone()
     path = str(row[2]) if row else ""
     if not path:  # an in-memory database: one connection, one after the other
-        return keyword_search(db, query, filters, window), semantic_search(
-            db, encoder, query, filters, window
+        return keyword_search(db, query, filters, max(limit, 10) * 2), semantic_search(
+            db, encoder, query, filters, max(limit * 3, 30)
         )
 
     def semantic() -> list[Result]:
@@ -129,11 +131,11 @@ def _both(
         conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
         try:
             conn.execute("PRAGMA busy_timeout=60000")
-            return semantic_search(conn, encoder, query, filters, window)
+            return semantic_search(conn, encoder, query, filters, max(limit * 3, 30))
         finally:
             conn.close()
 
     with ThreadPoolExecutor(max_workers=1) as pool:
         pending = pool.submit(semantic)
-        keyword = keyword_search(db, query, filters, window)
+        keyword = keyword_search(db, query, filters, max(limit, 10) * 2)
         return keyword, pending.result()
