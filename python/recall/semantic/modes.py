@@ -18,6 +18,8 @@ from recall.semantic import ModelError
 from recall.semantic.fusion import PRESETS, fuse
 
 if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
+
     from recall.semantic.provider import Encoder
 
 MODES = ("keyword", "semantic", "hybrid")
@@ -114,7 +116,6 @@ def _both(
     wanted (its cost grows with depth; ranks past that barely move a
     reciprocal-rank sum), the semantic one at three times.
     """
-    from concurrent.futures import ThreadPoolExecutor
     from pathlib import Path
 
     from recall.semantic.nearest import semantic_search
@@ -135,7 +136,19 @@ def _both(
         finally:
             conn.close()
 
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        pending = pool.submit(semantic)
-        keyword = keyword_search(db, query, filters, max(limit, 10) * 2)
-        return keyword, pending.result()
+    pending = _pool().submit(semantic)
+    keyword = keyword_search(db, query, filters, max(limit, 10) * 2)
+    return keyword, pending.result()
+
+
+_POOL: list[ThreadPoolExecutor] = []
+
+
+def _pool() -> ThreadPoolExecutor:
+    """One worker thread for the semantic leg, kept for the process (starting one per
+    query cost 3–10 ms on a loaded machine)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    if not _POOL:
+        _POOL.append(ThreadPoolExecutor(max_workers=1, thread_name_prefix="recall-semantic"))
+    return _POOL[0]
