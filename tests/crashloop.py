@@ -99,15 +99,15 @@ def _ingest_hook(w: World) -> tuple[list[str], bytes | None]:
 
 
 def _sync(w: World) -> tuple[list[str], bytes | None]:
-    return ["sync", "--quiet"], None
+    # Embedding after sync is its own job (`recall embed`), not what this loop kills.
+    return ["sync", "--quiet", "--no-embed"], None
 
 
 KILL_LIST: dict[str, Command] = {
     "ingest": _ingest_paths,
     "ingest --event": _ingest_hook,
     "sync": _sync,
-    # One line per command: when `recall embed` lands, add
-    # "embed": lambda w: (["embed"], None),
+    "embed": lambda w: (["embed"], None),
 }
 
 

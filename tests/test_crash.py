@@ -67,10 +67,10 @@ def test_kills_at_random_points_never_corrupt_and_sync_restores_everything(
     loop_s = time.monotonic() - started
 
     # The safety net: one sync after all that equals a clean index of the same files.
-    finish(w, ["sync", "--quiet"])
+    finish(w, ["sync", "--quiet", "--no-embed"])
     check(w)
     clean = World(w.home, tmp_path / "clean", w.scratch, w.rng)
-    finish(clean, ["sync", "--quiet"])
+    finish(clean, ["sync", "--quiet", "--no-embed"])
     assert mirrors_of(w.db) == mirrors_of(clean.db)
     assert marks_of(w.db) == marks_of(clean.db)
     assert len(mirrors_of(w.db)) == SESSIONS

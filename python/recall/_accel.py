@@ -45,11 +45,10 @@ tokenize = core.tokenize
 bm25_scores = core.bm25_scores
 dedup = core.dedup
 
-# --- issue 5: secret redaction ---
+# --- secret redaction ---
 redact: Callable[[str], str] = core.redact
 secret_spans: Callable[[str], list[tuple[int, int, str]]] = core.secret_spans
-# --- end issue 5 ---
 
-# --- transcript parsing (issue 3, part A) ------------------------------------
+# --- transcript parsing ---
 parse_transcript = core.parse_transcript
 """Transcript bytes to plain records (see `_core.pyi`); `recall.agents.transcript` wraps it."""

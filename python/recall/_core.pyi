@@ -101,7 +101,7 @@ def dedup(texts: list[str], threshold: float = 0.8) -> list[int]:
         ValueError: `threshold` is outside [0, 1] or NaN.
     """
 
-# --- issue 5: secret redaction ---
+# --- secret redaction ---
 
 def redact(text: str) -> str:
     """Replace every secret the built-in rules find with `[REDACTED:label]`.
@@ -120,9 +120,7 @@ def secret_spans(text: str) -> list[tuple[int, int, str]]:
     a caller can drop some (an allow-list) before merging the rest.
     """
 
-# --- end issue 5 ---
-
-# --- transcript parsing (issue 3, part A) ------------------------------------
+# --- transcript parsing ---
 
 def parse_transcript(
     agent: str,

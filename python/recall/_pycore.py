@@ -35,7 +35,7 @@ def strip_reminders(text: str) -> str:
     return "".join(out).strip()
 
 
-# --- transcript parsing (issue 3, part A) ------------------------------------
+# --- transcript parsing ---
 def parse_transcript(
     agent: str, data: bytes, base: int, state: dict[str, Any], origin: Origin
 ) -> ParseResult:
@@ -44,8 +44,6 @@ def parse_transcript(
 
     return _pyparse.parse_transcript(agent, data, base, state, origin)
 
-
-# --- end transcript parsing ---------------------------------------------------
 
 __all__ = ["__version__", "parse_transcript", "redact", "secret_spans", "strip_reminders"]
 __all__ += ["bm25_scores", "dedup", "tokenize"]  # ranking, from _pyrank

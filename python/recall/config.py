@@ -8,6 +8,9 @@ Every `RECALL_*` environment variable is read here and nowhere else:
 - `RECALL_IMPL`: `auto`, `rust` or `python` (read by `recall._accel`).
 - `RECALL_TEST_DEFERRED_BEGIN`: test-only, read by `recall.store.db`; makes
   writers unsafe on purpose so the load test can prove it notices.
+- `RECALL_MODEL_DIR`: a directory holding `model.onnx` and `tokenizer.json`
+  to embed with (overrides `model_dir` in config).
+- `RECALL_EMBEDDING`: `local`, `none` or `openai` (overrides `embedding`).
 """
 
 from __future__ import annotations
@@ -28,9 +31,7 @@ class AgentConfig(msgspec.Struct, forbid_unknown_fields=True):
     enabled: bool = True
 
 
-# --- issue 5: redaction and privacy settings (docs/privacy.md) ---
-
-
+# Redaction and privacy settings (docs/privacy.md).
 class ExtraPattern(msgspec.Struct, forbid_unknown_fields=True):
     name: str
     """The label: matches become `[REDACTED:name]`."""
@@ -57,15 +58,38 @@ class PrivacyConfig(msgspec.Struct, forbid_unknown_fields=True):
     """A user message containing this (any case) keeps its whole session out of the index."""
 
 
-# --- end issue 5 ---
+# Semantic search settings (docs/semantic.md).
+class EndpointConfig(msgspec.Struct, forbid_unknown_fields=True):
+    """An OpenAI-compatible `/v1/embeddings` server the user runs (embedding = "openai")."""
+
+    url: str = "http://127.0.0.1:11434/v1"
+    model: str = "all-minilm"
+    api_key_env: str | None = None
+    """Name of the environment variable holding the API key (never the key itself)."""
+    timeout: float = 30.0
+
+
+class SearchConfig(msgspec.Struct, forbid_unknown_fields=True):
+    fusion: str = "rrf"
+    """How hybrid search merges keyword and semantic ranks: rrf, weighted, 0.4/0.6, 0.3/0.7."""
+    decay: float = 0.0
+    """Time decay λ per day (score × exp(-λ·age_days)); 0 turns it off, 0.01 halves in ~69 days."""
 
 
 class Config(msgspec.Struct, forbid_unknown_fields=True):
     computer: str | None = None
     agents: dict[str, AgentConfig] = msgspec.field(default_factory=dict)
-    # issue 5
+    # redaction and privacy (docs/privacy.md)
     redact: RedactConfig = msgspec.field(default_factory=RedactConfig)
     privacy: PrivacyConfig = msgspec.field(default_factory=PrivacyConfig)
+    # semantic search (docs/semantic.md)
+    embedding: str = "local"
+    """local (the bundled MiniLM model), none (keywords only) or openai (an endpoint)."""
+    model: str = "all-MiniLM-L6-v2"
+    model_dir: str | None = None
+    embed_roles: list[str] = msgspec.field(default_factory=lambda: ["user"])
+    endpoint: EndpointConfig = msgspec.field(default_factory=EndpointConfig)
+    search: SearchConfig = msgspec.field(default_factory=SearchConfig)
 
 
 def data_dir() -> Path:
@@ -153,3 +177,17 @@ def _hostname() -> str:
     import socket
 
     return socket.gethostname()
+
+
+# --- semantic search ---
+def embedding_provider() -> str:
+    """`local`, `none` or `openai`: RECALL_EMBEDDING, else config (`auto` means local)."""
+    value = (os.environ.get("RECALL_EMBEDDING") or load_config().embedding).strip().lower()
+    value = "local" if value == "auto" else value
+    if value not in ("local", "none", "openai"):
+        raise ConfigError(f"embedding must be local, none or openai, not {value!r}")
+    return value
+
+
+def model_dir() -> str | None:
+    return os.environ.get("RECALL_MODEL_DIR") or load_config().model_dir

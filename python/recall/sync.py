@@ -125,7 +125,7 @@ def sync(
             progress(n, len(files))
             last_tick = time.monotonic()
     flush()
-    from recall.privacy.forget import compact_if_pending  # issue 5: finish hooks' deletions
+    from recall.privacy.forget import compact_if_pending  # finish hooks' deletions
 
     compact_if_pending(store)
     report.sessions_touched = len(touched)

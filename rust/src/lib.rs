@@ -6,11 +6,10 @@
 
 pub mod reminders;
 
-// --- issue 5: secret redaction ---
+// --- secret redaction ---
 pub mod redact;
 pub mod secret_checks;
 pub use redact::redact;
-// --- end issue 5 ---
 
 pub use reminders::strip_reminders;
 
@@ -24,7 +23,7 @@ pub use bm25::{bm25_scores, Bm25Error};
 pub use dedup::{dedup, ThresholdError};
 pub use tokenize::tokenize;
 
-// --- transcript parsing (issue 3, part A) ------------------------------------
+// --- transcript parsing ---
 pub mod claude;
 pub mod claude_text;
 pub mod codex;
@@ -40,7 +39,6 @@ pub mod records;
 pub mod transcript;
 
 pub use transcript::{parse_transcript, Origin, ParseError};
-// --- end transcript parsing ---------------------------------------------------
 
 #[cfg(feature = "python")]
 mod py;

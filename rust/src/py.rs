@@ -105,9 +105,7 @@ fn dedup(py: Python<'_>, texts: Vec<Bound<'_, PyString>>, threshold: f64) -> PyR
     }?)
 }
 
-// --- end ranking ---
-
-// --- issue 5: secret redaction (see redact.rs) ---
+// --- secret redaction (see redact.rs) ---
 
 /// Large texts are redacted without the GIL, as `strip_reminders` does.
 const DETACH_BYTES: usize = 64 * 1024;
@@ -153,9 +151,7 @@ fn secret_spans(
         .collect())
 }
 
-// --- end issue 5 ---
-
-// --- transcript parsing (issue 3, part A) ------------------------------------
+// --- transcript parsing ---
 
 use crate::records::{Parsed, SessionPart};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -305,7 +301,6 @@ fn parse_transcript<'py>(
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
     parsed_to_py(py, parsed)
 }
-// --- end transcript parsing ---------------------------------------------------
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -315,7 +310,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tokenize, m)?)?;
     m.add_function(wrap_pyfunction!(bm25_scores, m)?)?;
     m.add_function(wrap_pyfunction!(dedup, m)?)?;
-    // issue 5: secret redaction
+    // secret redaction
     m.add_function(wrap_pyfunction!(redact, m)?)?;
     m.add_function(wrap_pyfunction!(secret_spans, m)?)?;
     m.add_function(wrap_pyfunction!(parse_transcript, m)?)?; // transcript parsing

@@ -7,16 +7,22 @@ import sys
 from collections.abc import Sequence
 
 from recall import __version__
-from recall.cli import demo, doctor, ingest, search, show, status, sync
+from recall.cli import (
+    demo,
+    doctor,
+    embed,
+    forget,
+    ingest,
+    model,
+    redact,
+    search,
+    show,
+    status,
+    sync,
+)
 from recall.errors import RecallError
 
-COMMANDS = (ingest, sync, search, show, status, demo, doctor)
-
-# --- issue 5: privacy commands ---
-from recall.cli import forget, redact  # noqa: E402
-
-COMMANDS = (*COMMANDS, redact, forget)  # type: ignore[assignment]
-# --- end issue 5 ---
+COMMANDS = (ingest, sync, search, show, status, demo, embed, model, doctor, redact, forget)
 
 
 class _Parser(argparse.ArgumentParser):

@@ -148,7 +148,7 @@ def _run_paths(args: argparse.Namespace) -> int:
                 if job is not None:
                     count(job.parsed)
                     sessions.update(part.info.session_id for part in job.parsed.parts)
-        from recall.privacy.forget import compact_if_pending  # issue 5: a marker deleted one
+        from recall.privacy.forget import compact_if_pending  # a marker deleted one
 
         compact_if_pending(store)
     why = ", ".join(f"{n} {r}" for r, n in sorted(skipped.items()))

@@ -1,8 +1,9 @@
-"""`recall search`: keyword search over every mirror."""
+"""`recall search`: keyword, semantic or hybrid search over every mirror."""
 
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 
@@ -21,11 +22,25 @@ def add_parser(subs: Any) -> None:
     p.add_argument("--until", metavar="WHEN", help="same forms as --since")
     p.add_argument("--limit", "-n", type=int, default=10, metavar="N", help="results (default 10)")
     p.add_argument("--json", action="store_true", help="machine-readable output (SPEC §9)")
+    # --- semantic search ---
     p.add_argument(
         "--mode",
-        choices=("keyword",),
-        default="keyword",
-        help="ranking (semantic and hybrid arrive with embeddings)",
+        choices=("keyword", "semantic", "hybrid"),
+        default=None,
+        help="ranking (default: hybrid when messages are embedded, else keyword)",
+    )
+    p.add_argument(
+        "--fusion",
+        choices=("rrf", "weighted", "0.4/0.6", "0.3/0.7"),
+        default=None,
+        help="hybrid merge: reciprocal-rank fusion (default) or keyword/vector score weights",
+    )
+    p.add_argument(
+        "--decay",
+        type=float,
+        default=None,
+        metavar="λ",
+        help="time decay: score × exp(-λ·age in days), e.g. 0.01 (default: config, else off)",
     )
     p.set_defaults(run=run)
 
@@ -33,7 +48,7 @@ def add_parser(subs: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from recall.cli.render import day, highlight, plain, print_json, use_color
     from recall.errors import UsageError
-    from recall.search import MAX_LIMIT, Filters, search
+    from recall.search import MAX_LIMIT, Filters
     from recall.store import open_reader
     from recall.timeutil import parse_when
 
@@ -46,8 +61,22 @@ def run(args: argparse.Namespace) -> int:
         until=parse_when(args.until) if args.until else None,
     )
     query = " ".join(args.query)
+    # --- semantic search ---
+    from recall.config import load_config
+    from recall.semantic.modes import run as run_mode
+
+    settings = load_config().search
+    fusion = args.fusion or settings.fusion
+    decay = settings.decay if args.decay is None else args.decay
+    if fusion not in ("rrf", "weighted", "0.4/0.6", "0.3/0.7"):
+        raise UsageError(f"fusion must be rrf, weighted, 0.4/0.6 or 0.3/0.7, not {fusion!r}")
+    if decay < 0:
+        raise UsageError("--decay must be 0 or more")
     with open_reader() as store:
-        out = search(store.conn, query, filters, args.limit)
+        outcome = run_mode(store.conn, query, filters, args.limit, args.mode, fusion, decay)
+    if outcome.note:
+        sys.stderr.write(f"recall: {outcome.note}\n")
+    out = outcome.output
     if args.json:
         for r in out.results:
             r.snippet = plain(r.snippet)
@@ -60,6 +89,6 @@ def run(args: argparse.Namespace) -> int:
     for n, r in enumerate(out.results, 1):
         where = " · ".join(x for x in (r.agent, r.project or "", day(r.date), r.computer) if x)
         title = r.title or "(untitled)"
-        print(f"{n:>2}. {title}\n    {where}  [{r.session_id}]  score {r.score:.2f}")
+        print(f"{n:>2}. {title}\n    {where}  [{r.session_id}]  score {r.score:.3g}")
         print(f"    {highlight(r.snippet, color)}\n")
     return 0

@@ -61,4 +61,24 @@ def run(args: argparse.Namespace) -> int:
         )
     if st.skipped:
         print("lines skipped: " + ", ".join(f"{n} {r}" for r, n in sorted(st.skipped.items())))
+    print(semantic_line())
     return 0
+
+
+# --- semantic search ---
+def semantic_line() -> str:
+    """Which model embeds, how much is embedded and what is waiting (no model loaded)."""
+    from recall.config import load_config
+    from recall.semantic import ModelError
+    from recall.semantic import vectors as vec
+    from recall.semantic.provider import current_model_id
+    from recall.store import open_reader
+
+    try:
+        model = current_model_id()
+    except ModelError as exc:
+        return f"semantic search: off ({exc})"
+    with open_reader() as store:
+        done = dict(vec.models(store.conn)).get(model, 0)
+        waiting = vec.count_pending(store.conn, model, load_config().embed_roles)
+    return f"semantic search: {model}, {done} chunks embedded, {waiting} messages waiting"

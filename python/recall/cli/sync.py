@@ -14,6 +14,7 @@ def add_parser(subs: Any) -> None:
     )
     p.add_argument("--force", action="store_true", help="re-read every transcript from the start")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress, no summary")
+    p.add_argument("--no-embed", action="store_true", help="index only; skip `recall embed`")
     p.set_defaults(run=run)
 
 
@@ -68,4 +69,26 @@ def run(args: argparse.Namespace) -> int:
                 "Set other folders in config.toml ([agents.NAME] roots), or try: recall demo",
                 file=sys.stderr,
             )
+    if not args.no_embed:
+        _embed_after_sync(args.quiet)
     return 0
+
+
+# --- semantic search ---
+def _embed_after_sync(quiet: bool) -> None:
+    """Embed what sync brought in; without a model, say why once and carry on."""
+    from recall.cli.embed import embed_now
+    from recall.cli.embed import summary_line as embed_line
+    from recall.config import embedding_provider
+    from recall.semantic import ModelError
+
+    if embedding_provider() == "none":
+        return
+    try:
+        report = embed_now(quiet)
+    except ModelError as exc:
+        if not quiet:
+            sys.stderr.write(f"recall: semantic search is off: {exc}\n")
+        return
+    if not quiet and report.messages:
+        print(embed_line(report))

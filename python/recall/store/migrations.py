@@ -110,7 +110,60 @@ def m001_initial(db: sqlite3.Connection) -> None:
     )
 
 
-# --- issue 5: privacy ---
+def m002_vectors(db: sqlite3.Connection) -> None:
+    """Embedding vectors: one row per chunk (a window-sized piece of one message).
+
+    `embedded` records every message done for a model, including those that
+    gave no chunk, so `recall embed` resumes where it stopped. AUTOINCREMENT
+    keeps chunk ids from ever being reused, and `chunk_stats` (kept by
+    triggers) counts each model's chunks, its highest id and its deletions:
+    that is how the derived HNSW file proves, without a scan, that it still
+    matches the table (docs/semantic.md).
+    """
+    run_script(
+        db,
+        """
+        CREATE TABLE chunks (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            message INTEGER NOT NULL,
+            model TEXT NOT NULL,
+            piece INTEGER NOT NULL,
+            start INTEGER NOT NULL,
+            end INTEGER NOT NULL,
+            vector BLOB NOT NULL,
+            UNIQUE (model, message, piece)
+        );
+        CREATE INDEX chunks_message ON chunks(message);
+        CREATE TABLE embedded (
+            model TEXT NOT NULL,
+            message INTEGER NOT NULL,
+            PRIMARY KEY (model, message)
+        ) WITHOUT ROWID;
+        CREATE INDEX embedded_message ON embedded(message);
+        CREATE TABLE chunk_stats (
+            model TEXT PRIMARY KEY,
+            chunks INTEGER NOT NULL DEFAULT 0,
+            max_id INTEGER NOT NULL DEFAULT 0,
+            deletions INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE TRIGGER chunks_stats_ai AFTER INSERT ON chunks BEGIN
+            INSERT INTO chunk_stats(model, chunks, max_id) VALUES (new.model, 1, new.id)
+                ON CONFLICT(model) DO UPDATE SET chunks = chunks + 1, max_id = new.id;
+        END;
+        CREATE TRIGGER chunks_stats_ad AFTER DELETE ON chunks BEGIN
+            UPDATE chunk_stats SET chunks = chunks - 1, deletions = deletions + 1
+                WHERE model = old.model;
+        END;
+        CREATE TRIGGER messages_vectors_ad AFTER DELETE ON messages BEGIN
+            DELETE FROM chunks WHERE message = old.id;
+            DELETE FROM embedded WHERE message = old.id;
+        END;
+        CREATE TRIGGER messages_vectors_au AFTER UPDATE OF text ON messages BEGIN
+            DELETE FROM chunks WHERE message = old.id;
+            DELETE FROM embedded WHERE message = old.id;
+        END;
+        """,
+    )
 
 
 def m003_privacy(db: sqlite3.Connection) -> None:
@@ -136,11 +189,7 @@ def m003_privacy(db: sqlite3.Connection) -> None:
     )
 
 
-# --- end issue 5 ---
-
-
-MIGRATIONS: list[Migration] = [m001_initial]
-MIGRATIONS.append(m003_privacy)  # issue 5
+MIGRATIONS: list[Migration] = [m001_initial, m002_vectors, m003_privacy]
 
 
 def migrate(db: sqlite3.Connection) -> list[str]:

@@ -1,0 +1,57 @@
+"""`recall model`: where the embedding model comes from, and downloading it.
+
+`recall model` (or `model status`) says which files were found where and
+whether they passed their sha256 check; `recall model download` fetches the
+missing ones for users with the internet, verified before they are used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+
+def add_parser(subs: Any) -> None:
+    p = subs.add_parser("model", help="show or download the local embedding model")
+    p.add_argument("action", nargs="?", choices=("status", "download"), default="status")
+    p.set_defaults(run=run)
+
+
+def _progress(label: str, done: int, total: int) -> None:
+    if sys.stderr.isatty():
+        of = f"/{total / 1e6:.1f}" if total else ""
+        sys.stderr.write(f"\rDownloading {label} {done / 1e6:.1f}{of} MB")
+        sys.stderr.flush()
+
+
+def run(args: argparse.Namespace) -> int:
+    from recall import config
+    from recall.semantic import ModelError
+    from recall.semantic.manifest import load_manifest, locate
+
+    manifest = load_manifest(config.load_config().model)
+    if args.action == "download":
+        try:
+            have = locate(manifest, config.model_dir())
+            print(f"the model is already here (from {have.origin})")
+        except ModelError:
+            from recall.semantic.download import fetch
+
+            fetched = fetch(manifest, progress=_progress)
+            if sys.stderr.isatty():
+                sys.stderr.write("\n")
+            print(f"downloaded {', '.join(fetched) or 'nothing new'}")
+    print(
+        f"model {manifest.name}: {manifest.dims} dimensions, {manifest.window}-token window, "
+        f"{manifest.pooling} pooling; embedding provider: {config.embedding_provider()}"
+    )
+    try:
+        files = locate(manifest, config.model_dir())
+    except ModelError as exc:
+        print(f"not available: {exc}")
+        return 1
+    for name, path in sorted(files.paths.items()):
+        print(f"  {name:<15} {path}")
+    print(f"vectors carry model id {files.model_id} (from {files.origin})")
+    return 0

@@ -1,0 +1,13 @@
+"""Semantic search: the local embedding model, chunks, vectors, the HNSW index, fusion.
+
+Nothing here is imported by the hook or by a keyword-only search: numpy,
+onnxruntime, tokenizers and usearch load only when vectors are made or read.
+"""
+
+from recall.errors import RecallError
+
+
+class ModelError(RecallError):
+    """The embedding model is missing, damaged or cannot run; search falls back to keywords."""
+
+    exit_code = 1

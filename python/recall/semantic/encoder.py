@@ -1,0 +1,120 @@
+"""The local embedding model: tokenizers + onnxruntime, mean pooling, L2 normalisation.
+
+Texts are batched by tokens, not by count: memory and time grow with
+batch × longest text, and a batch of 32 window-long texts took 1.5 GB with
+the int8 file (MODELS.md). Sorting by length keeps padding small.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from recall.semantic import ModelError
+from recall.semantic.manifest import ModelFiles
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+BATCH_TOKENS = 4096
+"""Padded tokens per onnxruntime call (rows × longest row)."""
+MAX_BATCH = 64
+
+
+class OnnxEncoder:
+    """all-MiniLM-L6-v2 (or any BERT-style ONNX export) run in-process."""
+
+    def __init__(self, files: ModelFiles, threads: int = 0) -> None:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        self.model_id = files.model_id
+        self.dims = files.manifest.dims
+        self.window = files.manifest.window
+        try:
+            self.tokenizer = Tokenizer.from_file(str(files.paths["tokenizer.json"]))
+            options = ort.SessionOptions()
+            if threads:
+                options.intra_op_num_threads = threads
+            self.session = ort.InferenceSession(
+                str(files.paths["model.onnx"]), options, providers=["CPUExecutionProvider"]
+            )
+        except Exception as exc:  # onnxruntime and tokenizers raise their own kinds
+            raise ModelError(f"cannot load the embedding model ({files.origin}): {exc}") from exc
+        self.tokenizer.no_padding()
+        self.tokenizer.no_truncation()
+        self._inputs = {i.name for i in self.session.get_inputs()}
+        cls, sep = self.tokenizer.token_to_id("[CLS]"), self.tokenizer.token_to_id("[SEP]")
+        if cls is None or sep is None:
+            raise ModelError(f"the tokenizer ({files.origin}) has no [CLS]/[SEP] tokens")
+        self._cls: int = cls
+        self._sep: int = sep
+
+    def split(self, text: str) -> list[tuple[int, int]]:
+        """Character spans of `text`, each at most the window in tokens (specials included)."""
+        enc = self.tokenizer.encode(text, add_special_tokens=False)
+        offsets = enc.offsets
+        if not offsets:
+            return []
+        room = self.window - 2
+        spans = []
+        for start in range(0, len(offsets), room):
+            piece = offsets[start : start + room]
+            spans.append((piece[0][0], piece[-1][1]))
+        return spans
+
+    def _ids(self, texts: list[str]) -> list[list[int]]:
+        room = self.window - 2
+        encs = self.tokenizer.encode_batch(texts, add_special_tokens=False)
+        return [[self._cls, *e.ids[:room], self._sep] for e in encs]
+
+    def embed(self, texts: list[str]) -> npt.NDArray[np.float32]:
+        """Unit vectors for `texts` (each cut to the window), in the order given."""
+        import numpy as np
+
+        out = np.zeros((len(texts), self.dims), dtype=np.float32)
+        if not texts:
+            return out
+        ids = self._ids(texts)
+        order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+        batch: list[int] = []
+        for i in order:
+            width = len(ids[i])  # ascending, so the newest row is the longest
+            if batch and ((len(batch) + 1) * width > BATCH_TOKENS or len(batch) >= MAX_BATCH):
+                out[batch] = self._run([ids[j] for j in batch])
+                batch = []
+            batch.append(i)
+        if batch:
+            out[batch] = self._run([ids[j] for j in batch])
+        return out
+
+    def _run(self, rows: list[list[int]]) -> npt.NDArray[np.float32]:
+        import numpy as np
+
+        width = max(len(r) for r in rows)
+        input_ids = np.zeros((len(rows), width), dtype=np.int64)
+        mask = np.zeros((len(rows), width), dtype=np.int64)
+        for n, row in enumerate(rows):
+            input_ids[n, : len(row)] = row
+            mask[n, : len(row)] = 1
+        feed: dict[str, Any] = {"input_ids": input_ids, "attention_mask": mask}
+        if "token_type_ids" in self._inputs:
+            feed["token_type_ids"] = np.zeros_like(input_ids)
+        try:
+            hidden = self.session.run(None, feed)[0]
+        except Exception as exc:
+            raise ModelError(f"the embedding model failed: {exc}") from exc
+        return pool(hidden, mask)
+
+
+def pool(hidden: Any, mask: Any) -> npt.NDArray[np.float32]:
+    """Mean over the attention mask, then L2 normalisation (sentence-transformers' recipe)."""
+    import numpy as np
+
+    weights = mask[:, :, None].astype(np.float32)
+    summed = (hidden * weights).sum(axis=1)
+    counts = np.clip(weights.sum(axis=1), 1e-9, None)
+    mean = summed / counts
+    norms = np.clip(np.linalg.norm(mean, axis=1, keepdims=True), 1e-12, None)
+    result: npt.NDArray[np.float32] = (mean / norms).astype(np.float32)
+    return result

@@ -1,0 +1,108 @@
+"""Merging ranked lists: reciprocal-rank fusion, weighted normalised scores, time decay, dedup.
+
+Pure functions over `Result` lists, keyed by (computer, agent, session id),
+with no numpy: they run on every hybrid search and are tested on known
+inputs. Near-duplicates are dropped by the core's Jaccard dedup
+(`recall._accel.dedup`, Rust or its Python twin).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+from recall import _accel
+from recall.rank import DEDUP_THRESHOLD
+from recall.search import HL_END, HL_START, Result
+from recall.timeutil import parse_iso
+
+RRF_K = 60
+"""The constant of Cormack et al. (2009): ranks past ~60 count for little."""
+PRESETS = {
+    "rrf": None,
+    "weighted": (0.4, 0.6),
+    "0.4/0.6": (0.4, 0.6),  # Shelley: 0.4 FTS + 0.6 vector
+    "0.3/0.7": (0.3, 0.7),  # OneClaw: 0.3 BM25 + 0.7 vector
+}
+
+
+def key(r: Result) -> tuple[str, str, str]:
+    return (r.computer, r.agent, r.session_id)
+
+
+def rrf(
+    lists: list[list[Result]], weights: list[float] | None = None
+) -> dict[tuple[str, ...], float]:
+    scores: dict[tuple[str, ...], float] = {}
+    for n, results in enumerate(lists):
+        w = weights[n] if weights else 1.0
+        for rank, r in enumerate(results):
+            scores[key(r)] = scores.get(key(r), 0.0) + w / (RRF_K + rank + 1)
+    return scores
+
+
+def weighted(lists: list[list[Result]], weights: tuple[float, ...]) -> dict[tuple[str, ...], float]:
+    """Min-max normalise each list's scores to [0, 1], then sum with `weights`."""
+    scores: dict[tuple[str, ...], float] = {}
+    for w, results in zip(weights, lists, strict=True):
+        if not results:
+            continue
+        hi = max(r.score for r in results)
+        lo = min(r.score for r in results)
+        span = hi - lo
+        for r in results:
+            norm = (r.score - lo) / span if span > 0 else 1.0
+            scores[key(r)] = scores.get(key(r), 0.0) + w * norm
+    return scores
+
+
+def decay_factor(date: str | None, lam: float, now: float | None = None) -> float:
+    """exp(-λ·age_days): 1 today, 0.5 after ln2/λ days; undated results are not decayed."""
+    if lam <= 0 or not date:
+        return 1.0
+    ts = parse_iso(date)
+    if ts is None:
+        return 1.0
+    age_days = max(0.0, ((now or time.time()) - ts) / 86400.0)
+    return math.exp(-lam * age_days)
+
+
+def plain(snippet: str) -> str:
+    return snippet.replace(HL_START, "").replace(HL_END, "")
+
+
+def fuse(
+    lists: list[list[Result]],
+    fusion: str,
+    limit: int,
+    decay: float = 0.0,
+) -> list[Result]:
+    """One ranking from several: the first list's copy of a result (its snippet) wins."""
+    preset = PRESETS[fusion]
+    scores = rrf(lists) if preset is None else weighted(lists, preset)
+    first: dict[tuple[str, ...], Result] = {}
+    for results in lists:
+        for r in results:
+            first.setdefault(key(r), r)
+    ranked = []
+    for k, score in scores.items():
+        r = first[k]
+        final = score * decay_factor(r.date, decay)
+        ranked.append(
+            Result(
+                session_id=r.session_id,
+                agent=r.agent,
+                project=r.project,
+                computer=r.computer,
+                title=r.title,
+                date=r.date,
+                score=float(f"{final:.6g}"),
+                snippet=r.snippet,
+                source=r.source,
+                message_index=r.message_index,
+            )
+        )
+    ranked.sort(key=lambda r: r.score, reverse=True)
+    ranked = ranked[: limit * 3]
+    keep = _accel.dedup([plain(r.snippet) for r in ranked], DEDUP_THRESHOLD)
+    return [ranked[i] for i in keep][:limit]

