@@ -71,11 +71,11 @@ def test_a_healthy_install_passes_every_check(
         "indexes": "ok",
         "write lock": "ok",
         "hooks": "ok",
-        "model": "skip",
+        "model": "ok",
         "log": "ok",
     }
     assert "hooked: claude, codex, gemini" in checks["hooks"]["summary"]
-    assert checks["model"]["summary"] == "semantic search not available in this build"
+    assert checks["model"]["summary"].startswith("all-MiniLM-L6-v2 from ")
     code, out, _ = call(capsys, "doctor")
     assert code == 0 and out.rstrip().endswith("all checks passed")
 
@@ -281,3 +281,22 @@ def test_doctor_is_documented_and_json_is_stable(capsys: pytest.CaptureFixture[s
     for check in report["checks"]:
         assert {"name", "status", "summary", "fix", "details", "repairable"} <= set(check)
         assert check["status"] in ("ok", "warn", "fail", "skip")
+
+
+def test_a_missing_model_is_a_warning_that_says_how_to_get_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("RECALL_MODEL_DIR", str(tmp_path / "no-model-here"))
+    code, checks = _doctor(capsys)
+    assert code == 0
+    assert checks["model"]["status"] == "warn"
+    assert "semantic search is off" in checks["model"]["summary"]
+    assert "recall model download" in checks["model"]["fix"]
+
+
+def test_keywords_only_by_choice_is_not_a_problem(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("RECALL_EMBEDDING", "none")
+    _, checks = _doctor(capsys)
+    assert checks["model"]["status"] == "skip"

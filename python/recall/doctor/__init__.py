@@ -1,7 +1,7 @@
 """`recall doctor`: a list of independent checks, each saying what is wrong and how to fix it.
 
-A check is a function from `Context` to `Check`. Adding one (the embedding
-model's, the peers' once they exist) means writing the function and listing
+A check is a function from `Context` to `Check`. Adding one (the
+peers' once they exist) means writing the function and listing
 it in `CHECKS`; the CLI, the JSON output and the exit status follow.
 """
 

