@@ -123,7 +123,11 @@ def sync_process(home: Path, impl: str) -> float:
     recall = [sys.executable, "-m", "recall"]
     t0 = time.perf_counter()
     subprocess.run(
-        [*recall, "sync"], env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        [*recall, "sync", "--no-embed"],
+        env=env,
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     took = time.perf_counter() - t0
     shutil.rmtree(data)

@@ -82,7 +82,7 @@ def sync_seconds(home: Path, work: Path, impl: str, enabled: bool) -> tuple[floa
     data.mkdir(parents=True)
     if not enabled:
         (data / "config.toml").write_text("[redact]\nenabled = false\n", encoding="utf-8")
-    cmd = [sys.executable, "-m", "recall", "sync", "--quiet"]
+    cmd = [sys.executable, "-m", "recall", "sync", "--quiet", "--no-embed"]
     start = time.perf_counter()
     subprocess.run(cmd, env=env_for(home, data, impl), check=True, capture_output=True)
     return time.perf_counter() - start, data

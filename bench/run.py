@@ -213,12 +213,12 @@ def bench_ingest(
         if data.exists():
             shutil.rmtree(data)
         env = recall_env(root, data, impl)
-        times.append(run_timed([*recall, "sync"], env))
+        times.append(run_timed([*recall, "sync", "--no-embed"], env))
         print(f"  sync {impl} run {n + 1}/{runs}: {times[-1]:.1f}s", flush=True)
     sessions = db_count(data, "SELECT count(*) FROM sessions")
     if sessions != expected:
         raise RuntimeError(f"sync ({impl}) indexed {sessions} sessions, expected {expected}")
-    noop = repeat(lambda: run_timed([*recall, "sync"], env), 3, warmup=0)
+    noop = repeat(lambda: run_timed([*recall, "sync", "--no-embed"], env), 3, warmup=0)
     return {
         "sync_s": times,
         "noop_sync_s": noop,
