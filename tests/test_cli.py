@@ -156,7 +156,18 @@ def test_demo_runs_without_touching_the_users_index(
     assert code == 0, err
     assert ("backoff" in out and "polars" in out.lower()) or "dataframe" in out
     assert "3 sessions" in out
+    assert "searches are hybrid" in out and "semantic search is off" not in err
     assert not (recall_home / "recall.db").exists()
+
+
+def test_demo_without_a_model_says_so_once_and_searches_keywords(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("RECALL_MODEL_DIR", str(tmp_path / "no-model"))
+    code, out, err = call(capsys, "demo")
+    assert code == 0, err
+    assert out.count("semantic search is off") == 1 and "semantic" not in err
+    assert "exponential backoff" in out
 
 
 def test_import_jsonl_from_stdin_is_idempotent(capsys: pytest.CaptureFixture[str]) -> None:

@@ -30,6 +30,18 @@ def add_parser(subs: Any) -> None:
     p.set_defaults(run=run)
 
 
+def _embed_samples() -> str | None:
+    """Embed the samples so the demo shows hybrid search; why not, when there is no model."""
+    from recall.cli.embed import embed_now
+    from recall.semantic import ModelError
+
+    try:
+        embed_now(quiet=True)
+    except ModelError as exc:
+        return str(exc)
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
     from recall.agents import ADAPTERS
     from recall.cli import main
@@ -51,9 +63,15 @@ def run(args: argparse.Namespace) -> int:
                 ingest_path(store, ADAPTERS[agent], target, computer_name())
         agents = ", ".join(SAMPLES.values())
         print(f"Indexed {len(SAMPLES)} sample sessions ({agents}) into a throwaway index.")
+        why_not = _embed_samples()
+        mode = ["--mode", "keyword"] if why_not else []
+        if why_not:
+            print(f"Keyword search only: semantic search is off ({why_not}).")
+        else:
+            print("Embedded them with the local model: searches are hybrid (keywords + meaning).")
         for query in [" ".join(args.query)] if args.query else QUERIES:
             print(f"\n$ recall search {query!r} --limit 3")
-            main(["search", query, "--limit", "3"])
+            main(["search", query, "--limit", "3", *mode])
         print("$ recall status")
         main(["status"])
         print("\nThat was a throwaway index. Index your own sessions with: recall sync")
