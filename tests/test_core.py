@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from fixtext import fixture_strings
 from recall import _accel, _pycore
 
 try:
@@ -75,24 +75,7 @@ def test_cores_agree_on_generated_text(text: str) -> None:
 @needs_rust
 def test_cores_agree_on_every_fixture_string(transcripts: Path) -> None:
     """Every string inside every shared transcript strips identically in both cores."""
-    strings: list[str] = []
-
-    def walk(value: object) -> None:
-        if isinstance(value, str):
-            strings.append(value)
-        elif isinstance(value, dict):
-            for v in value.values():
-                walk(v)
-        elif isinstance(value, list):
-            for v in value:
-                walk(v)
-
-    for path in sorted(transcripts.rglob("*.json*")):
-        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-            try:
-                walk(json.loads(line))
-            except ValueError:
-                continue
+    strings = fixture_strings(transcripts)
     assert len(strings) > 1000
     assert any("<system-reminder>" in s for s in strings)
     for s in strings:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import random
 from pathlib import Path
 from types import ModuleType
@@ -11,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fixtext import fixture_strings
 from recall import _core, _pycore  # type: ignore[attr-defined]
 from recall.agents import ADAPTERS
 
@@ -172,29 +172,6 @@ def fixture_texts(transcripts: Path) -> list[list[str]]:
     return out
 
 
-def fixture_strings(transcripts: Path) -> list[str]:
-    """Every string inside every shared transcript, of every agent (adapter or not)."""
-    strings: list[str] = []
-
-    def walk(value: object) -> None:
-        if isinstance(value, str):
-            strings.append(value)
-        elif isinstance(value, dict):
-            for v in value.values():
-                walk(v)
-        elif isinstance(value, list):
-            for v in value:
-                walk(v)
-
-    for path in sorted(transcripts.rglob("*.json*")):
-        for line in path.read_text(encoding="utf-8", errors="surrogateescape").splitlines():
-            try:
-                walk(json.loads(line))
-            except ValueError:
-                continue
-    return strings
-
-
 def test_cores_agree_on_every_fixture_message(transcripts: Path) -> None:
     per_file = fixture_texts(transcripts)
     every = [t for texts in per_file for t in texts]
@@ -210,7 +187,7 @@ def test_cores_agree_on_every_fixture_message(transcripts: Path) -> None:
 
 
 def test_cores_agree_on_every_fixture_string(transcripts: Path) -> None:
-    strings = fixture_strings(transcripts)
+    strings = fixture_strings(transcripts, errors="surrogateescape")
     assert len(strings) > 1000
     for s in strings:
         assert _core.tokenize(s) == _pycore.tokenize(s)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import random
 import re
 import string
@@ -12,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fixtext import fixture_strings
 from recall import _pycore, _pyredact
 from secretcorpus import secrets
 
@@ -218,7 +218,7 @@ def test_cores_agree_on_generated_text(text: str) -> None:
 
 @needs_rust
 def test_cores_agree_on_every_fixture_string(transcripts: Path) -> None:
-    strings = list(_fixture_strings(transcripts))
+    strings = list(fixture_strings(transcripts))
     assert len(strings) > 1000
     for s in strings:
         assert _core.redact(s) == _pycore.redact(s)
@@ -232,32 +232,6 @@ def test_entropy_is_bounded(text: str) -> None:
 
 
 # --- false positives on real conversations ----------------------------------------------
-
-
-def _fixture_strings(root: Path) -> list[str]:
-    out: list[str] = []
-
-    def walk(value: object) -> None:
-        if isinstance(value, str):
-            out.append(value)
-        elif isinstance(value, dict):
-            for v in value.values():
-                walk(v)
-        elif isinstance(value, list):
-            for v in value:
-                walk(v)
-
-    for path in sorted(root.rglob("*.json*")):
-        raw = path.read_text(encoding="utf-8", errors="replace")
-        try:
-            walk(json.loads(raw))
-        except ValueError:
-            for line in raw.splitlines():
-                try:
-                    walk(json.loads(line))
-                except ValueError:
-                    out.append(line)
-    return out
 
 
 def _conversation(root: Path) -> list[str]:
@@ -289,6 +263,6 @@ def test_false_positives_in_the_fixture_conversations(transcripts: Path) -> None
 
 def test_false_positives_in_everything_the_fixtures_hold(transcripts: Path) -> None:
     """Tool output, code and logs too (not indexed, but a harder test): within the same budget."""
-    lines, hits, shown = _hits(_fixture_strings(transcripts))
+    lines, hits, shown = _hits(fixture_strings(transcripts))
     assert lines > 10_000
     assert hits * 10_000 <= lines, shown
