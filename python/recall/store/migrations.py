@@ -189,7 +189,19 @@ def m003_privacy(db: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: list[Migration] = [m001_initial, m002_vectors, m003_privacy]
+def m004_bulk_fts(db: sqlite3.Connection) -> None:
+    """Messages reach the full-text index in bulk, from the writer, not row by row.
+
+    FTS5 flushes its pending terms to disk at every statement savepoint, and a
+    trigger runs one per inserted row, so `messages_ai` wrote one tiny segment
+    per message and spent most of a sync merging them (docs/architecture.md). The
+    writer now indexes a part's new rows with one `INSERT … SELECT`; updates
+    and deletes, rare and row-sized, keep their triggers.
+    """
+    db.execute("DROP TRIGGER IF EXISTS messages_ai")
+
+
+MIGRATIONS: list[Migration] = [m001_initial, m002_vectors, m003_privacy, m004_bulk_fts]
 
 
 def migrate(db: sqlite3.Connection) -> list[str]:

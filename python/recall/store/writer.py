@@ -176,12 +176,23 @@ _INSERT_MESSAGE = """
     WHERE text != excluded.text OR role != excluded.role"""
 
 
+def index_new_messages(db: sqlite3.Connection, after: int) -> None:
+    """Add messages with ids above `after` to the full-text index, in one statement:
+    row by row, FTS5 would write a segment per message (see m004_bulk_fts)."""
+    db.execute(
+        "INSERT INTO messages_fts(rowid, text) SELECT id, text FROM messages WHERE id > ?", (after,)
+    )
+
+
 def _insert_messages(
     db: sqlite3.Connection, session: int, agent: str, messages: list[Message]
 ) -> None:
     from recall.privacy.redaction import current
 
     redact = current().redact  # once per part: looking the settings up costs per call
+    # Rowids only grow past the largest one, so every row this part adds has an
+    # id above `last`; rows updated in place keep theirs (their trigger reindexes).
+    (last,) = db.execute("SELECT coalesce(max(id), 0) FROM messages").fetchone()
     db.executemany(
         _INSERT_MESSAGE,
         [
@@ -189,6 +200,7 @@ def _insert_messages(
             for m in messages
         ],
     )
+    index_new_messages(db, last)
 
 
 def _refresh_summary(db: sqlite3.Connection, session: int) -> None:

@@ -1,0 +1,117 @@
+"""The full-text index follows the messages table through every kind of write.
+
+New messages are indexed in bulk by the writer (migration m004_bulk_fts), not
+by a trigger; these tests hold the index to its content table through inserts,
+in-place updates, rewinds, replacement and an upgrade from the trigger schema.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from recall.store import migrations as migrations_module
+from recall.store import open_writer
+from recall.store.health import index_problems
+from recall.store.writer import apply_part
+from recall.types import ASSISTANT, USER, Message, SessionInfo, SessionPart
+
+
+def _part(
+    sid: str, *texts: str, replace: bool = False, rewinds: list[str] | None = None
+) -> SessionPart:
+    messages = [
+        Message(f"{sid}-{n}", USER if n % 2 == 0 else ASSISTANT, text, "2026-01-02T03:04:05Z")
+        for n, text in enumerate(texts)
+    ]
+    return SessionPart(SessionInfo(sid, "claude", "/p"), messages, replace, rewinds or [])
+
+
+def _write(db_path: Path, *parts: SessionPart) -> None:
+    with open_writer(db_path) as store, store.transaction() as db:
+        for part in parts:
+            apply_part(db, part, "box", None)
+
+
+def _hits(db_path: Path, word: str) -> set[str]:
+    conn = sqlite3.connect(db_path)
+    try:
+        rows = conn.execute(
+            "SELECT m.key FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid"
+            " WHERE messages_fts MATCH ?",
+            (word,),
+        ).fetchall()
+    finally:
+        conn.close()
+    return {r[0] for r in rows}
+
+
+def _indexed_rows(db_path: Path) -> int:
+    conn = sqlite3.connect(db_path)
+    try:
+        return int(conn.execute("SELECT count(*) FROM messages_fts_docsize").fetchone()[0])
+    finally:
+        conn.close()
+
+
+def test_new_messages_are_searchable_once(tmp_path: Path) -> None:
+    db = tmp_path / "recall.db"
+    _write(db, _part("a", "pick zebra colours", "zebra it is"), _part("b", "no stripes here"))
+    _write(db, _part("a", "pick zebra colours", "zebra it is", "and a zebra crossing"))
+    assert _hits(db, "zebra") == {"a-0", "a-1", "a-2"}
+    assert _indexed_rows(db) == 4
+    assert index_problems(db) == []
+
+
+def test_a_message_updated_in_place_is_found_by_its_new_text_only(tmp_path: Path) -> None:
+    db = tmp_path / "recall.db"
+    _write(db, _part("a", "draft mentions walrus"))
+    _write(db, _part("a", "final mentions narwhal"))
+    assert _hits(db, "walrus") == set()
+    assert _hits(db, "narwhal") == {"a-0"}
+    assert index_problems(db) == []
+
+
+def test_rewind_and_replace_leave_no_stale_entries(tmp_path: Path) -> None:
+    db = tmp_path / "recall.db"
+    _write(db, _part("a", "one otter", "two otters", "three otters"))
+    _write(db, _part("a", "one otter", rewinds=["a-1"]))
+    assert _hits(db, "otter") == {"a-0"}
+    _write(db, _part("a", "only a heron now", replace=True))
+    assert _hits(db, "otter") == set()
+    assert _hits(db, "heron") == {"a-0"}
+    assert _indexed_rows(db) == 1
+    assert index_problems(db) == []
+
+
+def test_an_index_made_with_the_insert_trigger_upgrades_cleanly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = tmp_path / "recall.db"
+    before = [m for m in migrations_module.MIGRATIONS if m is not migrations_module.m004_bulk_fts]
+    monkeypatch.setattr(migrations_module, "MIGRATIONS", before)
+    monkeypatch.setattr(migrations_module, "latest", lambda: before[-1].__name__)
+    # what the writer of that schema left: rows its trigger indexed
+    with open_writer(db) as store, store.transaction() as conn:
+        session = conn.execute(
+            "INSERT INTO sessions(session_id, agent, computer, updated_at)"
+            " VALUES ('a', 'claude', 'box', 0)"
+        ).lastrowid
+        conn.execute(
+            "INSERT INTO messages(session, position, key, role, text)"
+            " VALUES (?, 0, 'a-0', 'user', 'kept from the old schema: llama')",
+            (session,),
+        )
+        assert conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'messages_ai'").fetchone()
+    assert index_problems(db) == []
+
+    monkeypatch.undo()
+    _write(db, _part("a", "kept from the old schema: llama", "written after: alpaca llama"))
+    conn = sqlite3.connect(db)
+    assert conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'messages_ai'").fetchone() is None
+    conn.close()
+    assert _hits(db, "llama") == {"a-0", "a-1"}
+    assert _indexed_rows(db) == 2  # indexed once: the trigger is gone, not doubled
+    assert index_problems(db) == []
