@@ -209,7 +209,7 @@ def test_every_command_is_documented_in_the_readme() -> None:
     import argparse
 
     from conftest import REPO
-    from recall.cli import build_parser
+    from recall.cli.parser import build_parser
 
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     subs = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))

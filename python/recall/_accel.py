@@ -11,27 +11,34 @@ import os
 from collections.abc import Callable
 from types import ModuleType
 
-from recall import __version__, _pycore
+from recall import __version__
 from recall.errors import ConfigError
 
 
+def _twin() -> ModuleType:
+    from recall import _pycore
+
+    return _pycore
+
+
 def _select() -> tuple[ModuleType, str, str]:
+    """The core to use; the twin is imported only when chosen (hooks pay for imports)."""
     wanted = os.environ.get("RECALL_IMPL", "auto").strip().lower() or "auto"
     if wanted not in ("auto", "rust", "python"):
         raise ConfigError(f"RECALL_IMPL must be auto, rust or python, not {wanted!r}")
     if wanted == "python":
-        return _pycore, "python", "RECALL_IMPL=python"
+        return _twin(), "python", "RECALL_IMPL=python"
     try:
         from recall import _core  # type: ignore[attr-defined,unused-ignore]
     except ImportError as exc:
         if wanted == "rust":
             raise ConfigError(f"RECALL_IMPL=rust but the Rust core is not built: {exc}") from exc
-        return _pycore, "python", "Rust core not built"
+        return _twin(), "python", "Rust core not built"
     if _core.__version__ != __version__:
         reason = f"Rust core {_core.__version__} does not match recall {__version__}"
         if wanted == "rust":
             raise ConfigError(reason)
-        return _pycore, "python", reason
+        return _twin(), "python", reason
     return _core, "rust", "RECALL_IMPL=rust" if wanted == "rust" else "Rust core available"
 
 

@@ -2,52 +2,23 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
 
 from recall import __version__
-from recall.cli import (
-    demo,
-    doctor,
-    embed,
-    forget,
-    ingest,
-    model,
-    redact,
-    search,
-    show,
-    status,
-    sync,
-)
 from recall.errors import RecallError
-
-COMMANDS = (ingest, sync, search, show, status, demo, embed, model, doctor, redact, forget)
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse that reports usage errors through RecallError's one-line path."""
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        self.print_usage(sys.stderr)
-        sys.stderr.write(f"recall: error: {message}\n")
-        raise SystemExit(2)
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
-        prog="recall",
-        description="Search every Claude Code, Codex and Gemini conversation on this computer.",
-    )
-    parser.add_argument("--version", action="store_true", help="print version and core, then exit")
-    subs = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for command in COMMANDS:
-        command.add_parser(subs)
-    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    from recall.cli.ingest import hook_event, run_hook
+
+    event = hook_event(argv)
+    if event is not None:
+        return run_hook(event, [], None)
+    from recall.cli.parser import build_parser
+
+    parser = build_parser(argv[0] if argv else None)
     args = parser.parse_args(argv)
     if args.version:
         from recall import _accel

@@ -9,9 +9,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
-import tempfile
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +40,10 @@ def _embed_samples() -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import shutil  # here, not at the top: every hook imports this module to build the parser
+    import tempfile
+    from importlib import resources
+
     from recall.agents import ADAPTERS
     from recall.cli import main
     from recall.config import computer_name
