@@ -182,6 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--sync-sessions", type=int, default=2000)
     p.add_argument("--no-sync", action="store_true")
     args = p.parse_args(argv)
+    args.corpus = args.corpus.resolve()  # the sync part links to these files
     files = corpus_files(args.corpus)
     if not files:
         print(
