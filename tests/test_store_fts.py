@@ -115,3 +115,23 @@ def test_an_index_made_with_the_insert_trigger_upgrades_cleanly(
     assert _hits(db, "llama") == {"a-0", "a-1"}
     assert _indexed_rows(db) == 2  # indexed once: the trigger is gone, not doubled
     assert index_problems(db) == []
+
+
+def test_a_key_repeated_within_one_part_is_stored_and_indexed_once(tmp_path: Path) -> None:
+    db = tmp_path / "recall.db"
+    info = SessionInfo("g", "gemini", "/p")
+    first = Message("m1", ASSISTANT, "draft about a walrus", "2026-01-02T03:04:05Z")
+    again = Message("m1", ASSISTANT, "final answer about a narwhal", None)
+    other = Message("m2", USER, "thanks", None)
+    _write(db, SessionPart(info, [first, other, again]))
+    assert _hits(db, "walrus") == set()
+    assert _hits(db, "narwhal") == {"m1"}
+    conn = sqlite3.connect(db)
+    rows = conn.execute("SELECT key, position, ts FROM messages ORDER BY position").fetchall()
+    conn.close()
+    assert [(k, p) for k, p, _ in rows] == [("m1", 0), ("m2", 1)]
+    assert rows[0][2] is not None  # the repeat had no timestamp: the first one stays
+    _write(db, SessionPart(info, [again, first]))  # and again over a stored row
+    assert _hits(db, "walrus") == {"m1"}
+    assert _indexed_rows(db) == 2
+    assert index_problems(db) == []

@@ -184,22 +184,43 @@ def index_new_messages(db: sqlite3.Connection, after: int) -> None:
     )
 
 
+Row = tuple[int, str, str, str, float | None, str]
+
+
+def _one_row_per_key(rows: list[Row]) -> list[Row]:
+    """`rows` with a key seen twice merged into its first row, as `_INSERT_MESSAGE`'s
+    conflict clause would merge it: new role and text, the newer timestamp if it
+    has one, no change when role and text are the same.
+
+    A row inserted and then updated by the same statement would be indexed by
+    neither path: its update trigger would delete index entries that
+    `index_new_messages` has not written yet, which FTS5 reports as corruption.
+    """
+    merged: dict[str, Row] = {}
+    for row in rows:
+        seen = merged.get(row[1])
+        if seen is None:
+            merged[row[1]] = row
+        elif (row[2], row[3]) != (seen[2], seen[3]):
+            ts = row[4] if row[4] is not None else seen[4]
+            merged[row[1]] = (row[0], row[1], row[2], row[3], ts, row[5])
+    return list(merged.values()) if len(merged) < len(rows) else rows
+
+
 def _insert_messages(
     db: sqlite3.Connection, session: int, agent: str, messages: list[Message]
 ) -> None:
     from recall.privacy.redaction import current
 
     redact = current().redact  # once per part: looking the settings up costs per call
+    rows = [
+        (session, scrub(m.key), m.role, redact(m.text), parse_iso(m.timestamp), agent)
+        for m in messages
+    ]
     # Rowids only grow past the largest one, so every row this part adds has an
     # id above `last`; rows updated in place keep theirs (their trigger reindexes).
     (last,) = db.execute("SELECT coalesce(max(id), 0) FROM messages").fetchone()
-    db.executemany(
-        _INSERT_MESSAGE,
-        [
-            (session, scrub(m.key), m.role, redact(m.text), parse_iso(m.timestamp), agent)
-            for m in messages
-        ],
-    )
+    db.executemany(_INSERT_MESSAGE, _one_row_per_key(rows))
     index_new_messages(db, last)
 
 
