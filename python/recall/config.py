@@ -20,19 +20,18 @@ import sys
 from functools import cache
 from pathlib import Path
 
-import msgspec
-
 from recall.errors import ConfigError
+from recall.record import ConversionError, Record, convert, field
 
 
-class AgentConfig(msgspec.Struct, forbid_unknown_fields=True):
+class AgentConfig(Record):
     roots: list[str] | None = None
     """Directories to scan instead of the agent's defaults."""
     enabled: bool = True
 
 
 # Redaction and privacy settings (docs/privacy.md).
-class ExtraPattern(msgspec.Struct, forbid_unknown_fields=True):
+class ExtraPattern(Record):
     name: str
     """The label: matches become `[REDACTED:name]`."""
     pattern: str
@@ -40,26 +39,26 @@ class ExtraPattern(msgspec.Struct, forbid_unknown_fields=True):
     is its first capture group that took part, else the whole match."""
 
 
-class RedactConfig(msgspec.Struct, forbid_unknown_fields=True):
+class RedactConfig(Record):
     enabled: bool = True
-    allow: list[str] = msgspec.field(default_factory=list)
+    allow: list[str] = field(default_factory=list)
     """Exact strings never redacted (a public test key, a known fixture token)."""
-    allow_patterns: list[str] = msgspec.field(default_factory=list)
+    allow_patterns: list[str] = field(default_factory=list)
     """Python regexes: a secret that fully matches one is kept."""
-    disable: list[str] = msgspec.field(default_factory=list)
+    disable: list[str] = field(default_factory=list)
     """Labels of built-in rules to switch off, e.g. "stripe-key"."""
-    extra: list[ExtraPattern] = msgspec.field(default_factory=list)
+    extra: list[ExtraPattern] = field(default_factory=list)
 
 
-class PrivacyConfig(msgspec.Struct, forbid_unknown_fields=True):
-    exclude_projects: list[str] = msgspec.field(default_factory=list)
+class PrivacyConfig(Record):
+    exclude_projects: list[str] = field(default_factory=list)
     """Globs over project directories; a matching project (or one below it) is never indexed."""
     ignore_marker: str = "recall:ignore"
     """A user message containing this (any case) keeps its whole session out of the index."""
 
 
 # Semantic search settings (docs/semantic.md).
-class EndpointConfig(msgspec.Struct, forbid_unknown_fields=True):
+class EndpointConfig(Record):
     """An OpenAI-compatible `/v1/embeddings` server the user runs (embedding = "openai")."""
 
     url: str = "http://127.0.0.1:11434/v1"
@@ -69,27 +68,27 @@ class EndpointConfig(msgspec.Struct, forbid_unknown_fields=True):
     timeout: float = 30.0
 
 
-class SearchConfig(msgspec.Struct, forbid_unknown_fields=True):
+class SearchConfig(Record):
     fusion: str = "rrf"
     """How hybrid search merges keyword and semantic ranks: rrf, weighted, 0.4/0.6, 0.3/0.7."""
     decay: float = 0.0
     """Time decay λ per day (score × exp(-λ·age_days)); 0 turns it off, 0.01 halves in ~69 days."""
 
 
-class Config(msgspec.Struct, forbid_unknown_fields=True):
+class Config(Record):
     computer: str | None = None
-    agents: dict[str, AgentConfig] = msgspec.field(default_factory=dict)
+    agents: dict[str, AgentConfig] = field(default_factory=dict)
     # redaction and privacy (docs/privacy.md)
-    redact: RedactConfig = msgspec.field(default_factory=RedactConfig)
-    privacy: PrivacyConfig = msgspec.field(default_factory=PrivacyConfig)
+    redact: RedactConfig = field(default_factory=RedactConfig)
+    privacy: PrivacyConfig = field(default_factory=PrivacyConfig)
     # semantic search (docs/semantic.md)
     embedding: str = "local"
     """local (the bundled MiniLM model), none (keywords only) or openai (an endpoint)."""
     model: str = "all-MiniLM-L6-v2"
     model_dir: str | None = None
-    embed_roles: list[str] = msgspec.field(default_factory=lambda: ["user"])
-    endpoint: EndpointConfig = msgspec.field(default_factory=EndpointConfig)
-    search: SearchConfig = msgspec.field(default_factory=SearchConfig)
+    embed_roles: list[str] = field(default_factory=lambda: ["user"])
+    endpoint: EndpointConfig = field(default_factory=EndpointConfig)
+    search: SearchConfig = field(default_factory=SearchConfig)
 
 
 def data_dir() -> Path:
@@ -157,8 +156,8 @@ def _load(path: Path) -> Config:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"cannot read config {path}: {exc}") from exc
     try:
-        return msgspec.convert(raw, Config)
-    except msgspec.ValidationError as exc:
+        return convert(raw, Config)
+    except ConversionError as exc:
         raise ConfigError(f"bad config {path}: {exc}") from exc
 
 

@@ -13,9 +13,8 @@ import os
 import sqlite3
 from pathlib import Path
 
-import msgspec
-
 from recall.agents import Adapter
+from recall.record import Record
 from recall.store import Store
 from recall.store.writer import TranscriptMark, apply_part, read_mark, write_mark
 from recall.types import Parsed
@@ -23,7 +22,7 @@ from recall.types import Parsed
 _HEAD_BYTES = 1024
 
 
-class Job(msgspec.Struct):
+class Job(Record):
     """A parsed slice of one transcript, ready to commit."""
 
     path: str

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import re
 
-import msgspec
-
+from recall.record import Record
 from recall.textutil import scrub
 
 MAX_TERMS = 32
@@ -29,7 +28,7 @@ _STOPWORDS = (
 STOPWORDS = frozenset(_STOPWORDS.split())
 
 
-class Term(msgspec.Struct, frozen=True):
+class Term(Record, frozen=True):
     text: str
     phrase: bool = False
     prefix: bool = False

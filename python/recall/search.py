@@ -6,9 +6,8 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-import msgspec
-
 from recall.query import Term, has_cjk, match_all, match_any, parse_query
+from recall.record import Record, field
 from recall.textutil import scrub
 from recall.timeutil import format_ts
 
@@ -21,14 +20,14 @@ COMMON_FLOOR = 2000
 """...but never one found in fewer messages than this: small indexes keep every word."""
 
 
-class Filters(msgspec.Struct):
-    agents: list[str] = msgspec.field(default_factory=list)
+class Filters(Record):
+    agents: list[str] = field(default_factory=list)
     project: str | None = None
     since: float | None = None
     until: float | None = None
 
 
-class Result(msgspec.Struct):
+class Result(Record):
     session_id: str
     agent: str
     project: str | None
@@ -41,11 +40,11 @@ class Result(msgspec.Struct):
     message_index: int | None = None
 
 
-class SearchOutput(msgspec.Struct):
+class SearchOutput(Record):
     query: str
     found: int
     results: list[Result]
-    errors: list[dict[str, str]] = msgspec.field(default_factory=list)
+    errors: list[dict[str, str]] = field(default_factory=list)
 
 
 def _filter_sql(f: Filters, ts_expr: str) -> tuple[str, list[Any]]:
@@ -70,7 +69,7 @@ def _filter_sql(f: Filters, ts_expr: str) -> tuple[str, list[Any]]:
 _SESSION_COLS = "s.id, s.session_id, s.agent, s.project, s.computer, s.title"
 
 
-class _Hit(msgspec.Struct):
+class _Hit(Record):
     """One candidate: a session and its best-matching message (or its title)."""
 
     sid: int

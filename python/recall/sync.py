@@ -13,12 +13,11 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-import msgspec
-
 from recall.agents import ADAPTERS, Adapter
 from recall.config import load_config
 from recall.ingest import Job, commit, prepare
 from recall.log import log
+from recall.record import Record, field
 from recall.store import Store
 
 # Commit in batches: fewer transactions, yet short enough that hooks waiting
@@ -29,13 +28,13 @@ _BATCH_FILES = 200
 Progress = Callable[[int, int], None]
 
 
-class SyncReport(msgspec.Struct):
+class SyncReport(Record):
     files_seen: int = 0
     files_read: int = 0
     bytes_read: int = 0
     sessions_touched: int = 0
     files_failed: int = 0
-    skipped: dict[str, int] = msgspec.field(default_factory=dict)
+    skipped: dict[str, int] = field(default_factory=dict)
     missing: int = 0
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import msgspec
+from recall.record import Record, field
 
 USER = "user"
 ASSISTANT = "assistant"
@@ -20,7 +20,7 @@ TITLE_AGENT_SUMMARY = 2  # an agent-written summary or ai-title
 TITLE_USER_GIVEN = 3  # a title the user chose (/rename, import `title`)
 
 
-class Message(msgspec.Struct, frozen=True):
+class Message(Record, frozen=True):
     """One turn of the natural conversation.
 
     `key` identifies the record across re-reads: a natural id (Claude's line
@@ -36,7 +36,7 @@ class Message(msgspec.Struct, frozen=True):
     timestamp: str | None = None
 
 
-class SessionInfo(msgspec.Struct):
+class SessionInfo(Record):
     """What the bytes said about a session; `None` fields leave stored values alone."""
 
     session_id: str
@@ -46,10 +46,10 @@ class SessionInfo(msgspec.Struct):
     title_rank: int = 0
     parent_session_id: str | None = None
     started_at: str | None = None
-    metadata: dict[str, str] = msgspec.field(default_factory=dict)
+    metadata: dict[str, str] = field(default_factory=dict)
 
 
-class SessionPart(msgspec.Struct):
+class SessionPart(Record):
     """A session's share of one parse.
 
     `replace`: `messages` are the whole conversation (drop what was stored).
@@ -58,12 +58,12 @@ class SessionPart(msgspec.Struct):
     """
 
     info: SessionInfo
-    messages: list[Message] = msgspec.field(default_factory=list)
+    messages: list[Message] = field(default_factory=list)
     replace: bool = False
-    rewinds: list[str] = msgspec.field(default_factory=list)
+    rewinds: list[str] = field(default_factory=list)
 
 
-class Parsed(msgspec.Struct):
+class Parsed(Record):
     """The result of parsing a transcript from some offset.
 
     `offset`: bytes of the input consumed up to the end of the last complete
@@ -71,10 +71,10 @@ class Parsed(msgspec.Struct):
     records dropped as unreadable, by reason.
     """
 
-    parts: list[SessionPart] = msgspec.field(default_factory=list)
+    parts: list[SessionPart] = field(default_factory=list)
     offset: int = 0
-    state: dict[str, Any] = msgspec.field(default_factory=dict)
-    skipped: dict[str, int] = msgspec.field(default_factory=dict)
+    state: dict[str, Any] = field(default_factory=dict)
+    skipped: dict[str, int] = field(default_factory=dict)
 
     def skip(self, reason: str, count: int = 1) -> None:
         self.skipped[reason] = self.skipped.get(reason, 0) + count

@@ -1,7 +1,7 @@
 """The one call shape both cores share: `parse_transcript` into `recall.types.Parsed`.
 
 `recall._accel.parse_transcript` (Rust or the twin) returns plain tuples;
-this turns them into the msgspec Structs ingest and sync consume, so the
+this turns them into the records (`recall.types`) ingest and sync consume, so the
 adapters look the same whichever core is active.
 """
 

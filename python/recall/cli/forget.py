@@ -54,11 +54,10 @@ def _targets(db: Any, args: argparse.Namespace) -> list[int]:
 
 
 def run(args: argparse.Namespace) -> int:
-    import msgspec
-
     from recall.cli.render import print_json
     from recall.privacy.forget import Forgotten, compact, delete_sessions
     from recall.privacy.policy import FORGET
+    from recall.record import asdict
     from recall.store import open_writer
 
     with open_writer() as store:
@@ -83,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
                     " not be emptied yet; run `recall redact --rescan` when it is done\n"
                 )
     if args.json:
-        print_json({**msgspec.structs.asdict(done), "dry_run": args.dry_run})
+        print_json({**asdict(done), "dry_run": args.dry_run})
         return 0
     verb = "would forget" if args.dry_run else "forgot"
     print(

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from typing import Any
-
-import msgspec
 
 BOLD, RESET = "\x1b[1m", "\x1b[0m"
 
@@ -30,7 +29,11 @@ def plain(snippet: str) -> str:
 
 
 def print_json(obj: Any) -> None:
-    sys.stdout.write(msgspec.json.encode(obj).decode("utf-8") + "\n")
+    """One line of compact UTF-8 JSON (records become objects)."""
+    from recall.record import to_builtins
+
+    text = json.dumps(to_builtins(obj), ensure_ascii=False, separators=(",", ":"), default=str)
+    sys.stdout.write(text + "\n")
 
 
 def day(iso: str | None) -> str:

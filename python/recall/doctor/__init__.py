@@ -11,28 +11,28 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import msgspec
+from recall.record import Record, field
 
 OK, WARN, FAIL, SKIP = "ok", "warn", "fail", "skip"
 
 
-class Check(msgspec.Struct):
+class Check(Record):
     name: str
     status: str
     """ok, warn (worth knowing, recall still works), fail (something is broken) or skip."""
     summary: str
     fix: str | None = None
     """What the user should do, when there is something to do."""
-    details: list[str] = msgspec.field(default_factory=list)
+    details: list[str] = field(default_factory=list)
     repairable: bool = False
     """`recall doctor --fix` can repair this on its own."""
 
 
-class Context(msgspec.Struct):
+class Context(Record):
     db: Path
     home: Path
     """The user's home directory, where the agents keep their settings."""
-    memo: dict[str, Any] = msgspec.field(default_factory=dict)
+    memo: dict[str, Any] = field(default_factory=dict)
     """Results several checks share (the integrity check is read once)."""
 
     @property

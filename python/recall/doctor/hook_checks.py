@@ -16,9 +16,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import msgspec
-
 from recall.doctor import FAIL, OK, SKIP, WARN, Check, Context
+from recall.record import Record
 
 _RECALL_HOOK = re.compile(r"\brecall\b.*\bingest\b.*--event|-m recall ingest .*--event")
 
@@ -33,7 +32,7 @@ GEMINI_SNIPPET = (
 CODEX_SNIPPET = 'notify = ["recall", "ingest", "--event", "agent-stop"]'
 
 
-class AgentHooks(msgspec.Struct):
+class AgentHooks(Record):
     agent: str
     installed: bool
     hooked: bool

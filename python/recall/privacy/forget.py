@@ -12,8 +12,7 @@ from __future__ import annotations
 import sqlite3
 import time
 
-import msgspec
-
+from recall.record import Record
 from recall.store import Store
 from recall.store.locking import write_lock
 
@@ -25,7 +24,7 @@ CHECKPOINT_TRIES = 25
 """Checkpoint attempts (~0.2 s each) before giving up on a reader that pins the WAL."""
 
 
-class Forgotten(msgspec.Struct):
+class Forgotten(Record):
     sessions: list[str]
     messages: int
 

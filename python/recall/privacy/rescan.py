@@ -14,18 +14,17 @@ import json
 import os
 import sqlite3
 
-import msgspec
-
 from recall import config
 from recall.privacy import policy
 from recall.privacy.forget import compact, delete_sessions
 from recall.privacy.redaction import Redactor
+from recall.record import Record
 from recall.store import Store
 
 _BATCH = 2000
 
 
-class RescanReport(msgspec.Struct):
+class RescanReport(Record):
     messages_scanned: int = 0
     messages_changed: int = 0
     sessions_changed: int = 0

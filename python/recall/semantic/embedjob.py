@@ -12,8 +12,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-import msgspec
-
+from recall.record import Record
 from recall.semantic import index, vectors
 
 if TYPE_CHECKING:
@@ -31,7 +30,7 @@ MIN_CHARS = 2
 Progress = Callable[[int, int], None]
 
 
-class EmbedReport(msgspec.Struct):
+class EmbedReport(Record):
     model: str
     messages: int = 0
     chunks: int = 0

@@ -18,15 +18,14 @@ import json
 from functools import cache
 from pathlib import Path
 
-import msgspec
-
+from recall.record import ConversionError, Record, convert
 from recall.semantic import ModelError
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 _MANIFESTS = Path(__file__).resolve().parent.parent / "models"
 
 
-class PackageSource(msgspec.Struct, frozen=True):
+class PackageSource(Record, frozen=True):
     name: str
     """Import name of the package holding the file."""
     pip: str
@@ -35,7 +34,7 @@ class PackageSource(msgspec.Struct, frozen=True):
     """The file's path inside the package directory."""
 
 
-class FileSpec(msgspec.Struct, frozen=True):
+class FileSpec(Record, frozen=True):
     sha256: str
     size: int
     package: PackageSource | None = None
@@ -44,7 +43,7 @@ class FileSpec(msgspec.Struct, frozen=True):
     """When `url` is a zip (a wheel), the file's path inside it."""
 
 
-class Manifest(msgspec.Struct, frozen=True):
+class Manifest(Record, frozen=True):
     name: str
     id: str
     dims: int
@@ -55,7 +54,7 @@ class Manifest(msgspec.Struct, frozen=True):
     licence: str = ""
 
 
-class ModelFiles(msgspec.Struct, frozen=True):
+class ModelFiles(Record, frozen=True):
     """Where each of a model's files is, and the id its vectors carry."""
 
     manifest: Manifest
@@ -68,11 +67,11 @@ class ModelFiles(msgspec.Struct, frozen=True):
 def load_manifest(name: str = DEFAULT_MODEL) -> Manifest:
     path = _MANIFESTS / f"{name}.json"
     try:
-        return msgspec.json.decode(path.read_bytes(), type=Manifest)
+        return convert(json.loads(path.read_bytes()), Manifest)
     except FileNotFoundError:
         known = ", ".join(sorted(p.stem for p in _MANIFESTS.glob("*.json")))
         raise ModelError(f"no manifest for model {name!r} (known: {known})") from None
-    except msgspec.ValidationError as exc:
+    except (ValueError, ConversionError) as exc:  # not JSON, or not a manifest
         raise ModelError(f"bad model manifest {path}: {exc}") from exc
 
 

@@ -11,8 +11,7 @@ from __future__ import annotations
 import sqlite3
 from typing import TYPE_CHECKING
 
-import msgspec
-
+from recall.record import Record
 from recall.search import Filters, Result, SearchOutput, search
 from recall.semantic import ModelError
 from recall.semantic.fusion import PRESETS, fuse
@@ -24,7 +23,7 @@ MODES = ("keyword", "semantic", "hybrid")
 FUSIONS = tuple(PRESETS)
 
 
-class Outcome(msgspec.Struct):
+class Outcome(Record):
     output: SearchOutput
     mode: str
     """The mode that actually ran."""

@@ -7,11 +7,10 @@ the model once; `unavailable()` says, in one line, why semantic search is off.
 from __future__ import annotations
 
 from functools import cache
-from typing import TYPE_CHECKING, Protocol
-
-import msgspec
+from typing import TYPE_CHECKING, Any, Protocol
 
 from recall import config
+from recall.record import asdict
 from recall.semantic import ModelError
 
 if TYPE_CHECKING:
@@ -38,13 +37,15 @@ class EmbeddingOff(ModelError):
 
 
 @cache
-def _encoder(provider: str, model: str, model_dir: str | None, endpoint: bytes) -> Encoder:
+def _encoder(
+    provider: str, model: str, model_dir: str | None, endpoint: tuple[Any, ...]
+) -> Encoder:
     if provider == "none":
         raise EmbeddingOff('embedding = "none" in config: keyword search only')
     if provider == "openai":
         from recall.semantic.endpoint import EndpointEncoder
 
-        return EndpointEncoder(msgspec.json.decode(endpoint, type=config.EndpointConfig))
+        return EndpointEncoder(config.EndpointConfig(*endpoint))
     from recall.semantic.encoder import OnnxEncoder
     from recall.semantic.manifest import load_manifest, locate
 
@@ -54,7 +55,7 @@ def _encoder(provider: str, model: str, model_dir: str | None, endpoint: bytes) 
 def get_encoder() -> Encoder:
     """The configured encoder, loaded once per process; ModelError says why not."""
     cfg = config.load_config()
-    endpoint = msgspec.json.encode(cfg.endpoint)
+    endpoint = tuple(asdict(cfg.endpoint).values())  # hashable: the cache's key
     return _encoder(config.embedding_provider(), cfg.model, config.model_dir(), endpoint)
 
 

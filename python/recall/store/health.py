@@ -12,9 +12,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-import msgspec
-
 from recall.errors import StoreError
+from recall.record import Record, field
 from recall.store.locking import write_lock
 
 FTS_TABLES = ("messages_fts", "sessions_fts")
@@ -25,10 +24,10 @@ def _lock_path(path: Path) -> Path:
     return path.with_name(path.name + ".lock")
 
 
-class IndexHealth(msgspec.Struct):
-    database: list[str] = msgspec.field(default_factory=list)
+class IndexHealth(Record):
+    database: list[str] = field(default_factory=list)
     """What `PRAGMA integrity_check` (or opening the file) found wrong."""
-    fts: list[str] = msgspec.field(default_factory=list)
+    fts: list[str] = field(default_factory=list)
     """What the FTS5 integrity checks found wrong."""
 
 

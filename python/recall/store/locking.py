@@ -19,9 +19,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-import msgspec
-
 from recall.errors import StoreError
+from recall.record import Record
 
 if sys.platform == "win32":  # pragma: no cover - exercised on the Windows CI runner
     import msvcrt
@@ -111,7 +110,7 @@ def write_lock(lock_path: Path, timeout: float = 60.0) -> Iterator[None]:
         os.close(fd)
 
 
-class Holder(msgspec.Struct):
+class Holder(Record):
     """Who last took the write lock, as recorded in the lock file."""
 
     pid: int

@@ -7,19 +7,18 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-import msgspec
-
 from recall.errors import NotFoundError, UsageError
+from recall.record import Record, field
 from recall.timeutil import format_ts
 
 
-class ShownMessage(msgspec.Struct):
+class ShownMessage(Record):
     role: str
     text: str
     timestamp: str | None
 
 
-class Mirror(msgspec.Struct):
+class Mirror(Record):
     session_id: str
     agent: str
     project: str | None
@@ -30,8 +29,8 @@ class Mirror(msgspec.Struct):
     transcript_path: str | None
     messages: list[ShownMessage]
     parent_session_id: str | None = None
-    subagents: list[str] = msgspec.field(default_factory=list)
-    metadata: dict[str, Any] = msgspec.field(default_factory=dict)
+    subagents: list[str] = field(default_factory=list)
+    metadata: dict[str, Any] = field(default_factory=dict)
 
 
 def resolve_session(db: sqlite3.Connection, ref: str, agent: str | None = None) -> int:
@@ -105,14 +104,14 @@ def load_mirror(db: sqlite3.Connection, rowid: int) -> Mirror:
     )
 
 
-class AgentStats(msgspec.Struct):
+class AgentStats(Record):
     agent: str
     sessions: int
     messages: int
     last_message: str | None
 
 
-class Stats(msgspec.Struct):
+class Stats(Record):
     database: str
     size_bytes: int
     sessions: int

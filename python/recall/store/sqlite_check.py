@@ -21,16 +21,15 @@ from __future__ import annotations
 
 import sqlite3
 
-import msgspec
-
 from recall.errors import StoreError
+from recall.record import Record
 from recall.store.locking import wal_reset_bug
 
 MIN_VERSION = (3, 24, 0)
 """The oldest SQLite recall accepts: UPSERT arrived in 3.24.0."""
 
 
-class SqliteSupport(msgspec.Struct):
+class SqliteSupport(Record):
     version: str
     fts5: bool
     wal_reset_bug: bool

@@ -7,15 +7,14 @@ import sqlite3
 import time
 from typing import Any
 
-import msgspec
-
 from recall.agents.base import shorten
+from recall.record import Record, field, replace
 from recall.textutil import scrub
 from recall.timeutil import parse_iso
 from recall.types import TITLE_FIRST_PROMPT, USER, Message, SessionInfo, SessionPart
 
 
-class TranscriptMark(msgspec.Struct):
+class TranscriptMark(Record):
     """How far into a transcript file the index has read."""
 
     path: str
@@ -24,8 +23,8 @@ class TranscriptMark(msgspec.Struct):
     mtime_ns: int = 0
     head: str | None = None
     offset: int = 0
-    state: dict[str, Any] = msgspec.field(default_factory=dict)
-    skipped: dict[str, int] = msgspec.field(default_factory=dict)
+    state: dict[str, Any] = field(default_factory=dict)
+    skipped: dict[str, int] = field(default_factory=dict)
 
 
 def read_mark(db: sqlite3.Connection, path: str) -> TranscriptMark | None:
@@ -88,7 +87,7 @@ def storable(text: str) -> str:
 
 
 def _clean_info(info: SessionInfo) -> SessionInfo:
-    return msgspec.structs.replace(
+    return replace(
         info,
         session_id=scrub(info.session_id),
         parent_session_id=scrub(info.parent_session_id) if info.parent_session_id else None,
@@ -261,7 +260,7 @@ def apply_part(
     or None when privacy settings keep the session out (docs/privacy.md)."""
     from recall.privacy.policy import refusal
 
-    part.info = msgspec.structs.replace(
+    part.info = replace(
         part.info,
         session_id=scrub(part.info.session_id),
         parent_session_id=scrub(part.info.parent_session_id)
