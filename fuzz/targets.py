@@ -23,10 +23,9 @@ import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
-import msgspec
-
 from recall import _core, _pycore  # type: ignore[attr-defined,unused-ignore]
 from recall.agents import ADAPTERS, IMPORT
+from recall.cli.render import to_json
 from recall.query import MAX_TERMS, parse_query
 from recall.search import Filters, search
 from recall.store.migrations import migrate
@@ -115,7 +114,7 @@ def query(data: bytes) -> None:
     out = search(_db, typed, Filters(), limit)
     assert out.found == len(out.results) <= limit
     assert len({r.session_id for r in out.results}) == out.found
-    msgspec.json.encode(out)  # the --json output can always be written
+    to_json(out).encode("utf-8")  # the --json output can always be written
 
 
 TARGETS: dict[str, Callable[[bytes], None]] = {

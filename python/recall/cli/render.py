@@ -28,12 +28,15 @@ def plain(snippet: str) -> str:
     return snippet.replace(HL_START, "").replace(HL_END, "")
 
 
-def print_json(obj: Any) -> None:
-    """One line of compact UTF-8 JSON (records become objects)."""
+def to_json(obj: Any) -> str:
+    """Compact JSON text of `obj` (records become objects), non-ASCII kept as is."""
     from recall.record import to_builtins
 
-    text = json.dumps(to_builtins(obj), ensure_ascii=False, separators=(",", ":"), default=str)
-    sys.stdout.write(text + "\n")
+    return json.dumps(to_builtins(obj), ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def print_json(obj: Any) -> None:
+    sys.stdout.write(to_json(obj) + "\n")
 
 
 def day(iso: str | None) -> str:
