@@ -8,12 +8,12 @@ two processes racing over the same transcript yield one mirror.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sqlite3
 from pathlib import Path
 
 from recall.agents import Adapter
+from recall.digest import sha1_hex
 from recall.record import Record
 from recall.store import Store
 from recall.store.writer import TranscriptMark, apply_part, read_mark, write_mark
@@ -35,7 +35,7 @@ class Job(Record):
 
 
 def _head(data_start: bytes) -> str:
-    return hashlib.sha1(data_start).hexdigest()
+    return sha1_hex(data_start)
 
 
 def _whole_file(adapter: Adapter, path: Path) -> bool:

@@ -7,7 +7,6 @@ which documents the rules). Legacy `.json` chats are read whole (`whole_file`).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Iterable
@@ -15,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from recall.agents.transcript import Origin, parse_transcript
+from recall.digest import sha256_hex
 from recall.textutil import scrub
 from recall.types import Parsed
 
@@ -41,7 +41,7 @@ def _project_from_disk(path: Path, project_hash: str | None) -> str | None:
             return None
         projects = json.loads(registry.read_text("utf-8")).get("projects")
         for root, slug in projects.items() if isinstance(projects, dict) else ():
-            digest = hashlib.sha256(root.encode("utf-8")).hexdigest()
+            digest = sha256_hex(root.encode("utf-8"))
             if (
                 slug == folder.name
                 or folder.name in (digest, digest[:16])

@@ -6,12 +6,12 @@ the same ingest path as agent transcripts (SPEC §2).
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from recall.agents.base import SKIP_BAD_SHAPE, iter_json_lines, text_of
+from recall.digest import sha1_hex
 from recall.types import (
     ASSISTANT,
     TITLE_USER_GIVEN,
@@ -28,9 +28,9 @@ _ROLES = {USER: USER, ASSISTANT: ASSISTANT, "human": USER, "ai": ASSISTANT, "mod
 
 def _key(session: str, role: str, timestamp: str, text: str, seen: dict[str, int]) -> str:
     """A content key, so importing the same file twice changes nothing."""
-    digest = hashlib.sha1(
+    digest = sha1_hex(
         "\x1f".join((session, role, timestamp, text)).encode("utf-8", "surrogatepass")
-    ).hexdigest()[:20]
+    )[:20]
     n = seen.get(digest, 0)
     seen[digest] = n + 1
     return f"{session}#{digest}" + (f".{n}" if n else "")
