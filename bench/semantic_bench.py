@@ -140,7 +140,6 @@ def make_db(home: Path, vecs: np.ndarray, texts: list[str], model: str) -> float
     os.environ["RECALL_HOME"] = str(home)
     from recall.semantic.index import build
     from recall.store import open_writer
-    from recall.store.writer import index_new_messages
 
     n = len(texts)
     with open_writer() as store:
@@ -166,7 +165,6 @@ def make_db(home: Path, vecs: np.ndarray, texts: list[str], model: str) -> float
                         for i in range(10)
                     ],
                 )
-            index_new_messages(db, 0)
             ids = [r[0] for r in db.execute("SELECT id FROM messages ORDER BY id")]
             db.executemany(
                 "INSERT INTO chunks(message, model, piece, start, end, vector)"

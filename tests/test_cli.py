@@ -249,3 +249,11 @@ def test_sync_on_a_machine_without_transcripts_says_where_it_looked(
     assert str(home / ".claude" / "projects") in err
     assert str(home / ".codex" / "sessions") in err
     assert "recall demo" in err
+
+
+@pytest.mark.parametrize("decay", ["nan", "inf", "-1"])
+def test_a_decay_that_is_not_a_finite_rate_is_a_usage_error(
+    indexed: Path, capsys: pytest.CaptureFixture[str], decay: str
+) -> None:
+    code, out, err = call(capsys, "search", "slash command", "--decay", decay)
+    assert code == 2 and out == "" and "--decay" in err and len(err.splitlines()) == 1

@@ -118,3 +118,22 @@ def test_the_hook_path_imports_neither_msgspec_nor_inspect(
     db = sqlite3.connect(tmp_path / "data" / "recall.db")
     assert db.execute("SELECT count(*) FROM messages").fetchone()[0] > 0  # it did the work
     db.close()
+
+
+def test_json_output_has_no_nan_and_keeps_unicode() -> None:
+    from recall.cli.render import to_json
+
+    text = to_json({"score": float("nan"), "top": float("inf"), "p": Point(1), "t": "café"})
+    assert text == '{"score":null,"top":null,"p":{"x":1,"y":0},"t":"café"}'
+    with pytest.raises(TypeError):
+        to_json({"path": Path("/x")})  # a type the contract lacks is a bug, not a string
+
+
+def test_only_the_exact_hook_command_skips_argparse() -> None:
+    from recall.cli.ingest import hook_event
+
+    assert hook_event(["ingest", "--event", "agent-stop"]) == "agent-stop"
+    assert hook_event(["ingest", "--event=session-closed"]) == "session-closed"
+    assert hook_event(["ingest", "agent-stop"]) is None  # a file named so
+    assert hook_event(["ingest", "--event=nope"]) is None
+    assert hook_event(["ingest", "--event", "agent-stop", "--agent", "codex"]) is None

@@ -109,11 +109,26 @@ def test_an_index_made_with_the_insert_trigger_upgrades_cleanly(
 
     monkeypatch.undo()
     _write(db, _part("a", "kept from the old schema: llama", "written after: alpaca llama"))
-    conn = sqlite3.connect(db)
-    assert conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'messages_ai'").fetchone() is None
-    conn.close()
     assert _hits(db, "llama") == {"a-0", "a-1"}
-    assert _indexed_rows(db) == 2  # indexed once: the trigger is gone, not doubled
+    assert _indexed_rows(db) == 2  # indexed once: the trigger skips the writer's rows
+    assert index_problems(db) == []
+
+
+def test_an_older_writer_inserting_after_the_upgrade_is_still_indexed(tmp_path: Path) -> None:
+    """An older recall still running during an upgrade (a long sync) inserts rows the
+    way its own writer did, without `bulk`: the insert trigger must index them."""
+    db = tmp_path / "recall.db"
+    _write(db, _part("a", "new writer: heron"))
+    with open_writer(db) as store, store.transaction() as conn:
+        (session,) = conn.execute("SELECT id FROM sessions").fetchone()
+        conn.execute(
+            "INSERT INTO messages(session, position, key, role, text)"
+            " VALUES (?, 5, 'old-1', 'user', 'old writer: giraffe')",
+            (session,),
+        )
+    _write(db, _part("a", "new writer: heron", "new again: giraffe"))
+    assert _hits(db, "giraffe") == {"old-1", "a-1"}
+    assert _indexed_rows(db) == 3
     assert index_problems(db) == []
 
 
@@ -134,4 +149,23 @@ def test_a_key_repeated_within_one_part_is_stored_and_indexed_once(tmp_path: Pat
     _write(db, SessionPart(info, [again, first]))  # and again over a stored row
     assert _hits(db, "walrus") == {"m1"}
     assert _indexed_rows(db) == 2
+    assert index_problems(db) == []
+
+
+def test_a_repeated_key_updates_the_stored_row_as_the_conflict_clause_says(
+    tmp_path: Path,
+) -> None:
+    """Stored "final"; a part brings "draft" then "final" again with a newer time:
+    each repeat is applied in turn, so the newer timestamp is kept."""
+    db = tmp_path / "recall.db"
+    info = SessionInfo("g", "gemini", "/p")
+    _write(db, SessionPart(info, [Message("m1", ASSISTANT, "final", "2025-01-01T00:00:00Z")]))
+    draft = Message("m1", ASSISTANT, "draft", "2025-02-01T00:00:00Z")
+    final = Message("m1", ASSISTANT, "final", "2025-03-02T00:00:00Z")
+    _write(db, SessionPart(info, [draft, final]))
+    conn = sqlite3.connect(db)
+    rows = conn.execute("SELECT text, ts FROM messages").fetchall()
+    conn.close()
+    assert rows == [("final", 1740873600.0)]
+    assert _hits(db, "final") == {"m1"} and _hits(db, "draft") == set()
     assert index_problems(db) == []

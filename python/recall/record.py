@@ -123,7 +123,10 @@ def replace(record: R, **changes: Any) -> R:
 
 
 def to_builtins(value: Any) -> Any:
-    """`value` with records turned into dicts, all the way down (for JSON)."""
+    """`value` with records turned into dicts, all the way down, and non-finite
+    floats into None (JSON has no NaN or Infinity)."""
+    if isinstance(value, float):
+        return value if value - value == 0 else None
     if isinstance(value, Record):
         return {n: to_builtins(getattr(value, n)) for n in value._record_fields}
     if isinstance(value, dict):

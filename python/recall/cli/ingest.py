@@ -60,8 +60,9 @@ def hook_event(argv: list[str]) -> str | None:
     """
     if len(argv) == 3 and argv[:2] == ["ingest", "--event"] and argv[2] in EVENTS:
         return argv[2]
-    if len(argv) == 2 and argv[0] == "ingest" and argv[1].removeprefix("--event=") in EVENTS:
-        return argv[1].removeprefix("--event=")
+    if len(argv) == 2 and argv[0] == "ingest" and argv[1].startswith("--event="):
+        event = argv[1].removeprefix("--event=")
+        return event if event in EVENTS else None
     return None
 
 

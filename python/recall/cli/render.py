@@ -32,7 +32,7 @@ def to_json(obj: Any) -> str:
     """Compact JSON text of `obj` (records become objects), non-ASCII kept as is."""
     from recall.record import to_builtins
 
-    return json.dumps(to_builtins(obj), ensure_ascii=False, separators=(",", ":"), default=str)
+    return json.dumps(to_builtins(obj), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
 def print_json(obj: Any) -> None:

@@ -70,8 +70,8 @@ def run(args: argparse.Namespace) -> int:
     decay = settings.decay if args.decay is None else args.decay
     if fusion not in ("rrf", "weighted", "0.4/0.6", "0.3/0.7"):
         raise UsageError(f"fusion must be rrf, weighted, 0.4/0.6 or 0.3/0.7, not {fusion!r}")
-    if decay < 0:
-        raise UsageError("--decay must be 0 or more")
+    if not 0 <= decay < float("inf"):  # also refuses NaN
+        raise UsageError("--decay must be a finite number, 0 or more")
     with open_reader() as store:
         outcome = run_mode(store.conn, query, filters, args.limit, args.mode, fusion, decay)
     if outcome.note:

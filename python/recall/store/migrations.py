@@ -194,11 +194,23 @@ def m004_bulk_fts(db: sqlite3.Connection) -> None:
 
     FTS5 flushes its pending terms to disk at every statement savepoint, and a
     trigger runs one per inserted row, so `messages_ai` wrote one tiny segment
-    per message and spent most of a sync merging them (docs/architecture.md). The
-    writer now indexes a part's new rows with one `INSERT … SELECT`; updates
-    and deletes, rare and row-sized, keep their triggers.
+    per message and spent most of a sync merging them (docs/architecture.md).
+    The writer now marks the rows it inserts (`bulk = 1`) and indexes a part's
+    new rows with one `INSERT … SELECT`; the insert trigger skips those rows but
+    still indexes any other insert, such as an older recall still running
+    during an upgrade. Updates and deletes, rare and row-sized, keep their
+    triggers.
     """
-    db.execute("DROP TRIGGER IF EXISTS messages_ai")
+    run_script(
+        db,
+        """
+        ALTER TABLE messages ADD COLUMN bulk INTEGER NOT NULL DEFAULT 0;
+        DROP TRIGGER messages_ai;
+        CREATE TRIGGER messages_ai AFTER INSERT ON messages WHEN new.bulk = 0 BEGIN
+            INSERT INTO messages_fts(rowid, text) VALUES (new.id, new.text);
+        END;
+        """,
+    )
 
 
 MIGRATIONS: list[Migration] = [m001_initial, m002_vectors, m003_privacy, m004_bulk_fts]

@@ -164,9 +164,9 @@ def _rewind(db: sqlite3.Connection, session: int, key: str) -> None:
 # holds the record (a resumed session's copy: it stays with the session that
 # first had it); a known key is updated in place, keeping its position.
 _INSERT_MESSAGE = """
-    INSERT INTO messages(session, position, key, role, text, ts)
+    INSERT INTO messages(session, position, key, role, text, ts, bulk)
     SELECT ?1, (SELECT coalesce(max(position), -1) + 1 FROM messages WHERE session = ?1),
-           ?2, ?3, ?4, ?5
+           ?2, ?3, ?4, ?5, 1
     WHERE NOT EXISTS (
         SELECT 1 FROM messages m JOIN sessions s ON s.id = m.session
         WHERE m.key = ?2 AND m.session != ?1 AND s.agent = ?6)
@@ -176,34 +176,35 @@ _INSERT_MESSAGE = """
 
 
 def index_new_messages(db: sqlite3.Connection, after: int) -> None:
-    """Add messages with ids above `after` to the full-text index, in one statement:
-    row by row, FTS5 would write a segment per message (see m004_bulk_fts)."""
+    """Add the writer's messages with ids above `after` to the full-text index, in one
+    statement: row by row, FTS5 would write a segment per message (see m004_bulk_fts).
+    Rows inserted without `bulk` were indexed by the insert trigger already."""
     db.execute(
-        "INSERT INTO messages_fts(rowid, text) SELECT id, text FROM messages WHERE id > ?", (after,)
+        "INSERT INTO messages_fts(rowid, text)"
+        " SELECT id, text FROM messages WHERE id > ? AND bulk = 1",
+        (after,),
     )
 
 
 Row = tuple[int, str, str, str, float | None, str]
 
 
-def _one_row_per_key(rows: list[Row]) -> list[Row]:
-    """`rows` with a key seen twice merged into its first row, as `_INSERT_MESSAGE`'s
-    conflict clause would merge it: new role and text, the newer timestamp if it
-    has one, no change when role and text are the same.
+def _split_repeats(rows: list[Row]) -> tuple[list[Row], list[Row]]:
+    """Each key's first row, and the rows repeating a key already seen in `rows`.
 
-    A row inserted and then updated by the same statement would be indexed by
-    neither path: its update trigger would delete index entries that
-    `index_new_messages` has not written yet, which FTS5 reports as corruption.
+    A row inserted and then updated by the same statement would meet its update
+    trigger before `index_new_messages` had indexed it, and FTS5 reports the
+    removal of an entry it never had as corruption. Repeats therefore run as a
+    second batch, after the first is indexed, with the conflict clause's
+    meaning unchanged.
     """
-    merged: dict[str, Row] = {}
+    seen: set[str] = set()
+    first: list[Row] = []
+    repeats: list[Row] = []
     for row in rows:
-        seen = merged.get(row[1])
-        if seen is None:
-            merged[row[1]] = row
-        elif (row[2], row[3]) != (seen[2], seen[3]):
-            ts = row[4] if row[4] is not None else seen[4]
-            merged[row[1]] = (row[0], row[1], row[2], row[3], ts, row[5])
-    return list(merged.values()) if len(merged) < len(rows) else rows
+        (repeats if row[1] in seen else first).append(row)
+        seen.add(row[1])
+    return first, repeats
 
 
 def _insert_messages(
@@ -216,11 +217,14 @@ def _insert_messages(
         (session, scrub(m.key), m.role, redact(m.text), parse_iso(m.timestamp), agent)
         for m in messages
     ]
+    first, repeats = _split_repeats(rows)
     # Rowids only grow past the largest one, so every row this part adds has an
     # id above `last`; rows updated in place keep theirs (their trigger reindexes).
     (last,) = db.execute("SELECT coalesce(max(id), 0) FROM messages").fetchone()
-    db.executemany(_INSERT_MESSAGE, _one_row_per_key(rows))
+    db.executemany(_INSERT_MESSAGE, first)
     index_new_messages(db, last)
+    if repeats:
+        db.executemany(_INSERT_MESSAGE, repeats)
 
 
 def _refresh_summary(db: sqlite3.Connection, session: int) -> None:
