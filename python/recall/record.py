@@ -13,6 +13,7 @@ TOML config) against a record type, rejecting unknown fields, as
 
 from __future__ import annotations
 
+import math
 import types
 import typing
 from collections.abc import Callable
@@ -126,7 +127,7 @@ def to_builtins(value: Any) -> Any:
     """`value` with records turned into dicts, all the way down, and non-finite
     floats into None (JSON has no NaN or Infinity)."""
     if isinstance(value, float):
-        return value if value - value == 0 else None
+        return value if math.isfinite(value) else None
     if isinstance(value, Record):
         return {n: to_builtins(getattr(value, n)) for n in value._record_fields}
     if isinstance(value, dict):

@@ -13,6 +13,7 @@ import time
 
 from recall import _accel
 from recall.rank import DEDUP_THRESHOLD
+from recall.record import replace
 from recall.search import HL_END, HL_START, Result
 from recall.timeutil import parse_iso
 
@@ -88,20 +89,7 @@ def fuse(
     for k, score in scores.items():
         r = first[k]
         final = score * decay_factor(r.date, decay)
-        ranked.append(
-            Result(
-                session_id=r.session_id,
-                agent=r.agent,
-                project=r.project,
-                computer=r.computer,
-                title=r.title,
-                date=r.date,
-                score=float(f"{final:.6g}"),
-                snippet=r.snippet,
-                source=r.source,
-                message_index=r.message_index,
-            )
-        )
+        ranked.append(replace(r, score=float(f"{final:.6g}")))
     ranked.sort(key=lambda r: r.score, reverse=True)
     ranked = ranked[: limit * 3]
     keep = _accel.dedup([plain(r.snippet) for r in ranked], DEDUP_THRESHOLD)
