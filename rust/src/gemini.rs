@@ -40,7 +40,7 @@ fn sval(v: Val<'_>) -> Option<String> {
 fn stamp(v: Val<'_>) -> Option<String> {
     match v {
         Val::Num(t) => number_stamp(t),
-        Val::Str(_) | Val::Text(_) => sval(v),
+        Val::Str(_) => sval(v),
         _ => None,
     }
 }

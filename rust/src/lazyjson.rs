@@ -1,44 +1,35 @@
 //! Lazy JSON: objects as borrowed `(key, raw value)` lists, decoded only where read.
 //!
-//! A transcript line is validated once, in full, by serde_json, but only its
-//! top-level members are split out; each member stays a borrowed `&RawValue`
-//! until an adapter asks for it, so tool results (most of the bytes) are never
-//! unescaped or allocated. Semantics follow Python's `json`/`msgspec` as the
-//! twin sees them: duplicate keys keep the last value, lone surrogate escapes
-//! become U+FFFD, numbers are only read where a field needs one.
+//! A transcript line is validated once, in full, by [`crate::jsonscan`], but
+//! only the members a [`Spec`] names are split out; every other member stays
+//! borrowed raw text until an adapter asks for it, so tool results (most of
+//! the bytes) are never unescaped or allocated. Semantics follow Python's
+//! `json`/`msgspec` as the twin sees them: duplicate keys keep the last value,
+//! lone surrogate escapes become U+FFFD, numbers are only read where a field
+//! needs one.
 
-use crate::jsonstr::unescape;
-use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde_json::value::RawValue;
+use crate::jsonscan::{Broken, Lit, Scanner};
+use crate::jsonstr::{key_bytes, unescape};
 use std::borrow::Cow;
-use std::fmt;
 
-/// A JSON value: raw text classified by its first byte, or a part of a
-/// tree already split out during the line's single pass (see [`Spec`]).
+/// A JSON value: checked raw text classified by its first byte, or a part of
+/// a tree already split out during the line's single pass (see [`Spec`]).
 #[derive(Clone, Copy, Debug)]
 pub enum Val<'a> {
     Null,
     Bool(bool),
-    /// Number text, e.g. `-1.5e3`.
+    /// Number text, e.g. `-1.5e3`, `NaN` or `-Infinity`.
     Num(&'a str),
     /// String text including its quotes, still escaped.
     Str(&'a str),
     Arr(&'a str),
     Obj(&'a str),
-    /// A string serde_json already decoded.
-    Text(&'a str),
-    /// A number serde_json already read (only its truthiness is used).
-    Number(f64),
     Tree(&'a Obj<'a>),
     List(&'a [Item<'a>]),
 }
 
 impl<'a> Val<'a> {
-    pub fn of(raw: &'a RawValue) -> Val<'a> {
-        Val::from_text(raw.get())
-    }
-
-    /// Classify validated JSON text (leading/trailing whitespace allowed).
+    /// Classify checked JSON text (leading/trailing whitespace allowed).
     pub fn from_text(text: &'a str) -> Val<'a> {
         let t = text.trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r'));
         match t.as_bytes().first() {
@@ -56,7 +47,6 @@ impl<'a> Val<'a> {
     pub fn as_str(&self) -> Option<Cow<'a, str>> {
         match *self {
             Val::Str(t) => Some(unescape(t)),
-            Val::Text(t) => Some(Cow::Borrowed(t)),
             _ => None,
         }
     }
@@ -71,9 +61,13 @@ impl<'a> Val<'a> {
 
     pub fn as_arr(&self) -> Option<Vec<Val<'a>>> {
         match *self {
-            Val::Arr(t) => serde_json::from_str::<Vec<&'a RawValue>>(t)
-                .ok()
-                .map(|v| v.into_iter().map(Val::of).collect()),
+            Val::Arr(t) => {
+                let mut out = Vec::new();
+                Scanner::new(t)
+                    .array(|s| s.value().map(|v| out.push(Val::from_text(v))))
+                    .ok()?;
+                Some(out)
+            }
             Val::List(items) => Some(items.iter().map(Item::val).collect()),
             _ => None,
         }
@@ -92,7 +86,7 @@ impl<'a> Val<'a> {
     }
 
     pub fn is_string(&self) -> bool {
-        matches!(self, Val::Str(_) | Val::Text(_))
+        matches!(self, Val::Str(_))
     }
 
     /// Python truthiness of the decoded value.
@@ -100,10 +94,9 @@ impl<'a> Val<'a> {
         match *self {
             Val::Null => false,
             Val::Bool(b) => b,
+            // NaN and the infinities parse too; a number too long for f64 is huge.
             Val::Num(t) => t.parse::<f64>().map(|f| f != 0.0).unwrap_or(true),
-            Val::Number(f) => f != 0.0,
             Val::Str(t) => t.len() > 2,
-            Val::Text(t) => !t.is_empty(),
             Val::Arr(t) | Val::Obj(t) => t[1..t.len() - 1]
                 .bytes()
                 .any(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r')),
@@ -123,7 +116,6 @@ impl<'a> Val<'a> {
                     inner == s
                 }
             }
-            Val::Text(t) => t == s,
             _ => false,
         }
     }
@@ -154,28 +146,20 @@ pub struct Spec {
 /// Split out nothing below: objects keep raw members.
 pub static LEAF: Spec = Spec { keys: &[] };
 
-/// A member's value: raw text, or split out because a [`Spec`] asked for it.
+/// A member's value: checked raw text, or split out because a [`Spec`] asked for it.
 #[derive(Debug)]
 pub enum Item<'a> {
-    Raw(&'a RawValue),
+    Raw(&'a str),
     Obj(Obj<'a>),
     Arr(Vec<Item<'a>>),
-    Text(Cow<'a, str>),
-    Number(f64),
-    Bool(bool),
-    Null,
 }
 
 impl<'a> Item<'a> {
     pub fn val(&self) -> Val<'_> {
         match self {
-            Item::Raw(r) => Val::of(r),
+            Item::Raw(t) => Val::from_text(t),
             Item::Obj(o) => Val::Tree(o),
             Item::Arr(a) => Val::List(a),
-            Item::Text(t) => Val::Text(t),
-            Item::Number(f) => Val::Number(*f),
-            Item::Bool(b) => Val::Bool(*b),
-            Item::Null => Val::Null,
         }
     }
 }
@@ -187,21 +171,15 @@ pub struct Obj<'a> {
 }
 
 impl<'a> Obj<'a> {
-    /// Split validated object text into raw members; None if it is not an object.
+    /// Split checked object text into raw members; None if it is not an object.
     pub fn parse(text: &'a str) -> Option<Obj<'a>> {
         Obj::parse_spec(text, &LEAF)
     }
 
-    /// Validate `text` and split it in one pass, descending where `spec` says.
-    ///
-    /// Fails on anything serde_json refuses while decoding the split-out
-    /// parts (a lone surrogate in such a string, an out-of-range number);
-    /// callers then fall back to [`Obj::parse`], which decodes nothing.
+    /// Check `text` and split it in one pass, descending where `spec` says;
+    /// None if it is not an object.
     pub fn parse_spec(text: &'a str, spec: &'static Spec) -> Option<Obj<'a>> {
-        let mut de = serde_json::Deserializer::from_str(text);
-        let obj = ObjSeed(spec).deserialize(&mut de).ok()?;
-        de.end().ok()?;
-        Some(obj)
+        parse_line(text, spec).ok().flatten()
     }
 
     fn item(&self, key: &[u8]) -> Option<&Item<'a>> {
@@ -250,107 +228,45 @@ impl<'a> Obj<'a> {
     }
 }
 
-struct ObjSeed(&'static Spec);
-
-impl<'de> DeserializeSeed<'de> for ObjSeed {
-    type Value = Obj<'de>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Obj<'de>, D::Error> {
-        d.deserialize_map(ItemVisitor(self.0))
-            .and_then(|item| match item {
-                Item::Obj(o) => Ok(o),
-                _ => Err(serde::de::Error::custom("not an object")),
-            })
-    }
+/// Check a whole JSON text: `Some` object split by `spec`, `None` for any
+/// other valid value, `Broken` for anything the twin would not read.
+pub fn parse_line<'a>(text: &'a str, spec: &'static Spec) -> Result<Option<Obj<'a>>, Broken> {
+    let mut s = Scanner::new(text);
+    let obj = if s.peek() == Some(b'{') {
+        Some(split_obj(&mut s, spec)?)
+    } else {
+        s.value()?;
+        None
+    };
+    s.finish()?;
+    Ok(obj)
 }
 
-struct ItemSeed(&'static Spec);
-
-impl<'de> DeserializeSeed<'de> for ItemSeed {
-    type Value = Item<'de>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Item<'de>, D::Error> {
-        d.deserialize_any(ItemVisitor(self.0))
-    }
+fn split_obj<'a>(s: &mut Scanner<'a>, spec: &'static Spec) -> Result<Obj<'a>, Broken> {
+    let mut members = Vec::with_capacity(16); // a transcript line has ~10-20 keys
+    s.object(|s, key: Lit<'a>| {
+        let key = key_bytes(key);
+        let sub = spec.keys.iter().find(|(k, _)| k.as_bytes() == key.as_ref());
+        let value = match sub {
+            Some((_, sub)) => split(s, sub)?,
+            None => Item::Raw(s.value()?),
+        };
+        members.push((key, value));
+        Ok(())
+    })?;
+    Ok(Obj { members })
 }
 
-struct ItemVisitor(&'static Spec);
-
-impl<'de> Visitor<'de> for ItemVisitor {
-    type Value = Item<'de>;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a JSON value")
-    }
-    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Item<'de>, M::Error> {
-        let mut members = Vec::with_capacity(16); // a transcript line has ~10-20 keys
-        while let Some(key) = map.next_key_seed(KeySeed)? {
-            let sub = self
-                .0
-                .keys
-                .iter()
-                .find(|(k, _)| k.as_bytes() == key.as_ref());
-            let value = match sub {
-                Some((_, spec)) => map.next_value_seed(ItemSeed(spec))?,
-                None => Item::Raw(map.next_value()?),
-            };
-            members.push((key, value));
+/// A value under a spec'd key: containers are split (arrays pass the spec on).
+fn split<'a>(s: &mut Scanner<'a>, spec: &'static Spec) -> Result<Item<'a>, Broken> {
+    match s.peek() {
+        Some(b'{') => split_obj(s, spec).map(Item::Obj),
+        Some(b'[') => {
+            let mut items = Vec::new();
+            s.array(|s| split(s, spec).map(|item| items.push(item)))?;
+            Ok(Item::Arr(items))
         }
-        Ok(Item::Obj(Obj { members }))
-    }
-    fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Item<'de>, S::Error> {
-        let mut items = Vec::new();
-        while let Some(item) = seq.next_element_seed(ItemSeed(self.0))? {
-            items.push(item);
-        }
-        Ok(Item::Arr(items))
-    }
-    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Item<'de>, E> {
-        Ok(Item::Text(Cow::Borrowed(v)))
-    }
-    fn visit_str<E>(self, v: &str) -> Result<Item<'de>, E> {
-        Ok(Item::Text(Cow::Owned(v.to_string())))
-    }
-    fn visit_bool<E>(self, v: bool) -> Result<Item<'de>, E> {
-        Ok(Item::Bool(v))
-    }
-    fn visit_i64<E>(self, v: i64) -> Result<Item<'de>, E> {
-        Ok(Item::Number(v as f64))
-    }
-    fn visit_u64<E>(self, v: u64) -> Result<Item<'de>, E> {
-        Ok(Item::Number(v as f64))
-    }
-    fn visit_f64<E>(self, v: f64) -> Result<Item<'de>, E> {
-        Ok(Item::Number(v))
-    }
-    fn visit_unit<E>(self) -> Result<Item<'de>, E> {
-        Ok(Item::Null)
-    }
-    fn visit_none<E>(self) -> Result<Item<'de>, E> {
-        Ok(Item::Null)
-    }
-}
-
-/// Keys are read as raw bytes: serde_json then decodes escapes without
-/// rejecting lone surrogates, which Python accepts.
-struct KeySeed;
-
-impl<'de> DeserializeSeed<'de> for KeySeed {
-    type Value = Cow<'de, [u8]>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_bytes(KeyVisitor)
-    }
-}
-
-struct KeyVisitor;
-
-impl<'de> Visitor<'de> for KeyVisitor {
-    type Value = Cow<'de, [u8]>;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a key")
-    }
-    fn visit_borrowed_bytes<E>(self, v: &'de [u8]) -> Result<Self::Value, E> {
-        Ok(Cow::Borrowed(v))
-    }
-    fn visit_bytes<E>(self, v: &[u8]) -> Result<Self::Value, E> {
-        Ok(Cow::Owned(v.to_vec()))
+        _ => s.value().map(Item::Raw),
     }
 }
 

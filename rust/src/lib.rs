@@ -31,6 +31,7 @@ pub mod codex_text;
 pub mod gemini;
 pub mod gemini_text;
 pub mod jsonlines;
+pub mod jsonscan;
 pub mod jsonstr;
 pub mod lazyjson;
 pub mod pystamp;
