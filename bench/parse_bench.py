@@ -13,6 +13,9 @@ and noisy); the ratios are what to compare across runs.
    twin; best of `--runs`. Also the parse alone (bytes already in memory).
 2. `grep -c '"type"'` over the same files (LC_ALL=C, page cache warm): the
    cost of merely reading and scanning the bytes.
+2b. The same three from disk: before each, every file is written back and
+   dropped from the page cache (`posix_fadvise(DONTNEED)`, no root needed),
+   so each reads the bytes cold, as the first sync after a reboot does.
 3. `recall sync` into an empty index as a whole process, per core, on the
    first `--sync-sessions` transcripts (a stand-in HOME of symlinks), and the
    same sync in-process with `ingest.prepare` (read + parse) and
@@ -95,6 +98,45 @@ def grep_all(files: list[tuple[Adapter, Path]]) -> float:
             check=False,
         )
     return time.perf_counter() - t0
+
+
+def evict(files: list[tuple[Adapter, Path]]) -> bool:
+    """Drop the files from the page cache; False where the OS cannot be asked to."""
+    if not hasattr(os, "posix_fadvise"):
+        return False
+    for _, path in files:
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fdatasync(fd)  # dirty pages cannot be dropped
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        finally:
+            os.close(fd)
+    return True
+
+
+def cold(files: list[tuple[Adapter, Path]], measure: Callable[[], float]) -> float:
+    evict(files)
+    return measure()
+
+
+def from_disk(files: list[tuple[Adapter, Path]], mb: float, warm_grep: float) -> dict[str, float]:
+    """grep and both cores each reading the corpus cold: the speed of the disk."""
+    if not evict(files):
+        print("  from disk: this OS cannot drop files from the page cache; skipped")
+        return {}
+    took = {
+        "grep": cold(files, lambda: grep_all(files)),
+        "rust": cold(files, lambda: parse_all(files, "rust")[0]),
+        "python": cold(files, lambda: parse_all(files, "python")[0]),
+    }
+    for name, s in took.items():
+        print(f"  from disk, {name:6}: {s:6.2f}s  {mb / s:7.0f} MB/s")
+    if took["grep"] < 2 * warm_grep:
+        print("  (grep was not slower cold: the page cache was not dropped; ratios are warm)")
+    ratio = took["rust"] / took["grep"]
+    print(f"  from disk, rust vs grep -c: {ratio:.1f}x grep's time (target <= 3x)")
+    print(f"  from disk, rust vs python: {took['python'] / took['rust']:.1f}x faster")
+    return took
 
 
 def stand_in_home(root: Path, files: list[tuple[Adapter, Path]], home: Path) -> None:
@@ -181,6 +223,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--runs", type=int, default=2)
     p.add_argument("--sync-sessions", type=int, default=2000)
     p.add_argument("--no-sync", action="store_true")
+    p.add_argument("--no-disk", action="store_true", help="skip the cold-cache measurements")
     args = p.parse_args(argv)
     args.corpus = args.corpus.resolve()  # the sync part links to these files
     files = corpus_files(args.corpus)
@@ -215,6 +258,9 @@ def main(argv: list[str] | None = None) -> int:
     out.update(
         grep_s=grep_s, read_parse_s=read_parse, python_over_rust=ratio_py, rust_over_grep=ratio_grep
     )
+    if not args.no_disk:
+        out["from_disk_s"] = from_disk(files, mb, grep_s)
+        grep_all(files)  # warm again for what follows
 
     sample = files[: min(len(files), 1500)]
     blobs = [(a, p, p.read_bytes()) for a, p in sample]
