@@ -39,7 +39,7 @@ def field(*, default_factory: Callable[[], Any]) -> Any:
 def _make_init(cls: type, names: tuple[str, ...], defaults: dict[str, Any], frozen: bool) -> None:
     """Write `__init__` as source, as dataclasses does: one plain function per class,
     as fast as a hand-written one (sync builds a record per message)."""
-    scope: dict[str, Any] = {"_MISSING": _MISSING, "_set": object.__setattr__}
+    scope: dict[str, Any] = {"_MISSING": _MISSING}
     params, body = [], []
     for name in names:
         if name not in defaults:
@@ -53,7 +53,10 @@ def _make_init(cls: type, names: tuple[str, ...], defaults: dict[str, Any], froz
             scope[f"_d_{name}"] = defaults[name]
             params.append(f"{name}=_d_{name}")
             value = name
-        body.append(f"_set(self, {name!r}, {value})" if frozen else f"self.{name} = {value}")
+        # A frozen record's own __setattr__ refuses, so it fills its __dict__ directly.
+        body.append(f"_d[{name!r}] = {value}" if frozen else f"self.{name} = {value}")
+    if frozen and body:
+        body.insert(0, "_d = self.__dict__")
     source = f"def __init__(self, {', '.join(params)}):\n    " + "\n    ".join(body or ["pass"])
     exec(source, scope)
     init = scope["__init__"]
