@@ -8,6 +8,8 @@ def scrub(text: str) -> str:
     string was cut; Python decodes it to a lone surrogate, which neither UTF-8
     (so SQLite) nor Rust can take. Valid text is returned as it is.
     """
+    if text.isascii():  # O(1): CPython records it
+        return text
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:

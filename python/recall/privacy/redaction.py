@@ -36,6 +36,9 @@ class Redactor:
             if pattern.search(""):
                 raise ConfigError(f"[[redact.extra]] {name!r} matches empty text")
         self.plain = not (self.allow or self.disable or self.allow_patterns or self.extra)
+        from recall import _accel
+
+        self._builtin = _accel.redact  # bound once: sync calls `redact` per message
 
     def _allowed(self, secret: str) -> bool:
         return secret in self.allow or any(p.fullmatch(secret) for p in self.allow_patterns)
@@ -64,9 +67,7 @@ class Redactor:
         if not self.enabled:
             return text
         if self.plain:
-            from recall import _accel
-
-            return _accel.redact(text)
+            return self._builtin(text)
         from recall._pyredact import render
 
         return render(text, self.spans(text))
