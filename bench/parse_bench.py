@@ -100,10 +100,8 @@ def grep_all(files: list[tuple[Adapter, Path]]) -> float:
     return time.perf_counter() - t0
 
 
-def evict(files: list[tuple[Adapter, Path]]) -> bool:
-    """Drop the files from the page cache; False where the OS cannot be asked to."""
-    if not hasattr(os, "posix_fadvise"):
-        return False
+def evict(files: list[tuple[Adapter, Path]]) -> None:
+    """Drop the files from the page cache (needs `os.posix_fadvise`)."""
     for _, path in files:
         fd = os.open(path, os.O_RDONLY)
         try:
@@ -111,7 +109,6 @@ def evict(files: list[tuple[Adapter, Path]]) -> bool:
             os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
         finally:
             os.close(fd)
-    return True
 
 
 def cold(files: list[tuple[Adapter, Path]], measure: Callable[[], float]) -> float:
@@ -121,7 +118,7 @@ def cold(files: list[tuple[Adapter, Path]], measure: Callable[[], float]) -> flo
 
 def from_disk(files: list[tuple[Adapter, Path]], mb: float, warm_grep: float) -> dict[str, float]:
     """grep and both cores each reading the corpus cold: the speed of the disk."""
-    if not evict(files):
+    if not hasattr(os, "posix_fadvise"):
         print("  from disk: this OS cannot drop files from the page cache; skipped")
         return {}
     took = {

@@ -21,8 +21,12 @@ pub fn unescape(lit: &str) -> Cow<'_, str> {
     decode(inner, &mut out, |_, out| {
         out.extend_from_slice("\u{FFFD}".as_bytes());
     });
-    // Only whole UTF-8 sequences and replacement characters were written.
-    Cow::Owned(String::from_utf8_lossy(&out).into_owned())
+    // Only whole UTF-8 sequences and replacement characters were written, so
+    // this checks without copying; the lossy branch is never taken.
+    Cow::Owned(
+        String::from_utf8(out)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+    )
 }
 
 /// An object key as Python's `dict` tells keys apart: decoded, with each lone

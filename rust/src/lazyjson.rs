@@ -177,7 +177,7 @@ impl<'a> Obj<'a> {
     }
 
     /// Check `text` and split it in one pass, descending where `spec` says;
-    /// None if it is not an object.
+    /// None if it is not JSON the twin reads or not an object.
     pub fn parse_spec(text: &'a str, spec: &'static Spec) -> Option<Obj<'a>> {
         parse_line(text, spec).ok().flatten()
     }
