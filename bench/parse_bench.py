@@ -36,8 +36,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from recall import _accel, _pycore
+from recall import _accel
 from recall.agents import ADAPTERS, Adapter
+
+TWIN = _accel.twin()
 
 try:
     from recall import _core  # type: ignore[attr-defined]
@@ -47,7 +49,7 @@ except ImportError:  # pragma: no cover
 HERE = Path(__file__).resolve().parent
 SHARED_10K = Path("/work/main/bench/data/10k")
 ROOTS = {"claude": ".claude/projects", "codex": ".codex/sessions", "gemini": ".gemini/tmp"}
-CORES = {"rust": _core, "python": _pycore}
+CORES = {"rust": _core, "python": TWIN}
 
 
 def corpus_files(root: Path) -> list[tuple[Adapter, Path]]:

@@ -23,9 +23,11 @@ import time
 from collections.abc import Callable
 
 import corpus
-from recall import _core, _pycore  # type: ignore[attr-defined,unused-ignore]
+from recall import _accel, _core  # type: ignore[attr-defined,unused-ignore]
 
-CORES = (("rust", _core), ("python", _pycore))
+TWIN = _accel.twin()
+
+CORES = (("rust", _core), ("python", TWIN))
 QUERIES = ("retry backoff", "deadlock in the worker", "PAY-1234 migration", "設定 cache")
 
 
@@ -62,10 +64,10 @@ def main() -> None:
     size = sum(len(d.encode()) for d in docs)
     for q in QUERIES:
         assert [x.hex() for x in _core.bm25_scores(q, docs)] == [
-            x.hex() for x in _pycore.bm25_scores(q, docs)
+            x.hex() for x in TWIN.bm25_scores(q, docs)
         ]
     kept = _core.dedup(docs)
-    assert kept == _pycore.dedup(docs)
+    assert kept == TWIN.dedup(docs)
     print(f"{len(docs)} candidates, {size / 1e6:.2f} MB, {len(docs) - len(kept)} near-duplicates")
     print(f"python {platform.python_version()}, {platform.machine()}, {args.rounds} rounds\n")
 

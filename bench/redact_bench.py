@@ -134,9 +134,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--passes", type=int, default=5)
     parser.add_argument("--syncs", type=int, default=3, help="sync runs per core and setting")
     args = parser.parse_args(argv)
-    from recall import _core, _pycore  # type: ignore[attr-defined]
+    from recall import _accel, _core  # type: ignore[attr-defined]
 
-    cores = {"rust": _core, "python": _pycore}
+    cores = {"rust": _core, "python": _accel.twin()}
     rng = random.Random(3)
     results: dict[str, Any] = {"sessions": args.sessions}
     with tempfile.TemporaryDirectory(prefix="recall-redact-bench-") as tmp:

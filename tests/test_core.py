@@ -9,7 +9,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fixtext import fixture_strings
-from recall import _accel, _pycore
+from recall import _accel
+
+TWIN = _accel.twin()
 
 try:
     from recall import _core  # type: ignore[attr-defined]
@@ -17,7 +19,7 @@ except ImportError:  # pragma: no cover - the CI always builds it
     _core = None
 
 needs_rust = pytest.mark.skipif(_core is None, reason="Rust core not built")
-CORES = [pytest.param(_pycore, id="python"), pytest.param(_core, id="rust", marks=needs_rust)]
+CORES = [pytest.param(TWIN, id="python"), pytest.param(_core, id="rust", marks=needs_rust)]
 
 
 @pytest.mark.parametrize("core", CORES)
@@ -69,7 +71,7 @@ pieces = st.sampled_from(
     ).map("".join)
 )
 def test_cores_agree_on_generated_text(text: str) -> None:
-    assert _core.strip_reminders(text) == _pycore.strip_reminders(text)
+    assert _core.strip_reminders(text) == TWIN.strip_reminders(text)
 
 
 @needs_rust
@@ -79,7 +81,7 @@ def test_cores_agree_on_every_fixture_string(transcripts: Path) -> None:
     assert len(strings) > 1000
     assert any("<system-reminder>" in s for s in strings)
     for s in strings:
-        assert _core.strip_reminders(s) == _pycore.strip_reminders(s)
+        assert _core.strip_reminders(s) == TWIN.strip_reminders(s)
 
 
 @needs_rust
@@ -106,4 +108,4 @@ def test_selector_rejects_unknown_impl(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_selector_python_forced(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RECALL_IMPL", "python")
     module, name, reason = _accel._select()
-    assert module is _pycore and name == "python" and "RECALL_IMPL" in reason
+    assert module is TWIN and name == "python" and "RECALL_IMPL" in reason

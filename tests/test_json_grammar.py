@@ -15,8 +15,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from recall import _pycore
+from recall import _accel
 from test_parse_parity import both
+
+TWIN = _accel.twin()
 
 try:
     from recall import _core  # type: ignore[attr-defined]
@@ -61,7 +63,7 @@ def check(value: bytes) -> None:
     """Both cores agree on the line, and keep the turn exactly when Python reads it."""
     line = envelope(value)
     both("claude", line, 0, {}, ORIGIN)
-    parsed = _pycore.parse_transcript("claude", line, 0, {}, ORIGIN)
+    parsed = TWIN.parse_transcript("claude", line, 0, {}, ORIGIN)
     kept = sum(len(part[8]) for part in parsed[0])
     assert (kept == 1) == python_reads(line), value
 
@@ -124,8 +126,8 @@ def test_tricky_values(value: bytes) -> None:
 
 def test_depth_limit_is_the_documented_one() -> None:
     # The envelope is one level, so 255 more fit and 256 do not.
-    keep = _pycore.parse_transcript("claude", envelope(b"[" * 255 + b"]" * 255), 0, {}, ORIGIN)
-    drop = _pycore.parse_transcript("claude", envelope(b"[" * 256 + b"]" * 256), 0, {}, ORIGIN)
+    keep = TWIN.parse_transcript("claude", envelope(b"[" * 255 + b"]" * 255), 0, {}, ORIGIN)
+    drop = TWIN.parse_transcript("claude", envelope(b"[" * 256 + b"]" * 256), 0, {}, ORIGIN)
     assert len(keep[0][0][8]) == 1
     assert dict(drop[3]) == {"broken JSON": 1}
     for line in (b"[" * 255 + b"]" * 255, b"[" * 256 + b"]" * 256):

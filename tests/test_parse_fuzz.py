@@ -12,9 +12,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from recall import _pycore
+from recall import _accel
 from test_parse_parity import both, in_pieces
 from transcript_strategies import AGENT_LINES, ORIGINS, gemini_document, transcript
+
+TWIN = _accel.twin()
 
 try:
     from recall import _core  # type: ignore[attr-defined]
@@ -88,4 +90,4 @@ def test_gemini_epoch_timestamps_agree() -> None:
         data = b'{"id":"u1","type":"user","content":"hi","timestamp":%s}\n' % value.encode()
         parts, _, _, _ = both("gemini", data, 0, {}, ("s", None, None, False))
         assert parts and parts[0][8][0][2] == "hi"
-    assert _pycore.parse_transcript is not None
+    assert TWIN.parse_transcript is not None

@@ -15,8 +15,10 @@ from typing import Any
 import pytest
 
 from conftest import TRANSCRIPTS
-from recall import _pycore
+from recall import _accel
 from recall.agents import ADAPTERS
+
+TWIN = _accel.twin()
 
 try:
     from recall import _core  # type: ignore[attr-defined]
@@ -30,7 +32,7 @@ Origin = tuple[str, str | None, str | None, bool]
 
 def both(agent: str, data: bytes, base: int, state: dict[str, Any], origin: Origin) -> Any:
     """The twin's result, after asserting the Rust core's is identical."""
-    py = _pycore.parse_transcript(agent, data, base, copy.deepcopy(state), origin)
+    py = TWIN.parse_transcript(agent, data, base, copy.deepcopy(state), origin)
     rs = _core.parse_transcript(agent, data, base, copy.deepcopy(state), origin)
     assert rs == py
     return py
@@ -85,6 +87,6 @@ def test_fixture_line_by_line(agent: str, path: Path) -> None:
 
 
 def test_unknown_agent_is_refused_by_both() -> None:
-    for core in (_pycore, _core):
+    for core in (TWIN, _core):
         with pytest.raises(ValueError, match="no transcript parser"):
             core.parse_transcript("aider", b"", 0, {}, ("x", None, None, False))

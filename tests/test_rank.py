@@ -11,10 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fixtext import fixture_strings
-from recall import _core, _pycore  # type: ignore[attr-defined]
+from recall import _accel, _core  # type: ignore[attr-defined]
 from recall.agents import ADAPTERS
 
-CORES = [pytest.param(_pycore, id="python"), pytest.param(_core, id="rust")]
+TWIN = _accel.twin()
+
+CORES = [pytest.param(TWIN, id="python"), pytest.param(_core, id="rust")]
 
 
 def bits(scores: list[float]) -> list[str]:
@@ -23,12 +25,12 @@ def bits(scores: list[float]) -> list[str]:
 
 
 def same_scores(query: str, docs: list[str], k1: float = 1.2, b: float = 0.75) -> None:
-    rust, python = _core.bm25_scores(query, docs, k1, b), _pycore.bm25_scores(query, docs, k1, b)
+    rust, python = _core.bm25_scores(query, docs, k1, b), TWIN.bm25_scores(query, docs, k1, b)
     assert bits(rust) == bits(python), (query, docs, k1, b)
 
 
 def same_kept(docs: list[str], t: float = 0.8) -> None:
-    assert _core.dedup(docs, t) == _pycore.dedup(docs, t), (docs, t)
+    assert _core.dedup(docs, t) == TWIN.dedup(docs, t), (docs, t)
 
 
 def agree(query: str, docs: list[str], k1: float = 1.2, b: float = 0.75, t: float = 0.8) -> None:
@@ -179,7 +181,7 @@ def test_cores_agree_on_every_fixture_message(transcripts: Path) -> None:
     assert any("日本語" in t or "の" in t for t in every)
     for texts in [*per_file, every]:
         for t in texts:
-            assert _core.tokenize(t) == _pycore.tokenize(t)
+            assert _core.tokenize(t) == TWIN.tokenize(t)
         for query in [*texts[:8], "error fix test", "日本語"]:
             same_scores(query, texts)
         for t in (0.0, 0.5, 0.8, 1.0):
@@ -190,7 +192,7 @@ def test_cores_agree_on_every_fixture_string(transcripts: Path) -> None:
     strings = fixture_strings(transcripts, errors="surrogateescape")
     assert len(strings) > 1000
     for s in strings:
-        assert _core.tokenize(s) == _pycore.tokenize(s)
+        assert _core.tokenize(s) == TWIN.tokenize(s)
     rng = random.Random(7)
     short = [s for s in strings if len(s) <= 80]  # queries are short; long ones only cost time
     for query in rng.sample(short, 40):
@@ -204,7 +206,7 @@ def test_cores_split_and_lowercase_every_code_point_alike() -> None:
     after_letter = "".join(f"a{chr(c)} " for c in range(0x110000))
     doubled = "".join(f"{chr(c)}{chr(c)} " for c in range(0x110000))
     for text in (after_letter, doubled):
-        assert _core.tokenize(text) == _pycore.tokenize(text)
+        assert _core.tokenize(text) == TWIN.tokenize(text)
 
 
 WORDS = [
@@ -266,6 +268,6 @@ texts = st.lists(text_pieces, max_size=10).map(" ".join)
 def test_cores_agree_on_arbitrary_unicode(
     query: str, docs: list[str], k1: float, b: float, t: float
 ) -> None:
-    assert _core.tokenize(query) == _pycore.tokenize(query)
+    assert _core.tokenize(query) == TWIN.tokenize(query)
     agree(query, docs, k1, b, t)
     agree(query, docs + docs[:2], k1, b, t)

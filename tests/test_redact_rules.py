@@ -12,8 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fixtext import fixture_strings
-from recall import _pycore, _pyredact
+from recall import _accel
+from recall._twin import redact as twin_redact
 from secretcorpus import secrets
+
+TWIN = _accel.twin()
 
 try:
     from recall import _core  # type: ignore[attr-defined]
@@ -21,7 +24,7 @@ except ImportError:  # pragma: no cover - the CI always builds it
     _core = None
 
 needs_rust = pytest.mark.skipif(_core is None, reason="Rust core not built")
-CORES = [pytest.param(_pycore, id="python"), pytest.param(_core, id="rust", marks=needs_rust)]
+CORES = [pytest.param(TWIN, id="python"), pytest.param(_core, id="rust", marks=needs_rust)]
 RNG = random.Random(11)
 AN = string.ascii_letters + string.digits
 
@@ -109,7 +112,7 @@ EXAMPLES: dict[str, str] = {
 
 
 def _rule_ids() -> list[str]:
-    return [rule.id for rule in _pyredact.rules()]
+    return [rule.id for rule in twin_redact.rules()]
 
 
 def test_every_rule_has_an_example() -> None:
@@ -119,7 +122,7 @@ def test_every_rule_has_an_example() -> None:
 @pytest.mark.parametrize("core", CORES)
 @pytest.mark.parametrize("rule_id", sorted(EXAMPLES))
 def test_every_rule_fires_on_its_shape(core: object, rule_id: str) -> None:
-    rule = next(x for x in _pyredact.rules() if x.id == rule_id)
+    rule = next(x for x in twin_redact.rules() if x.id == rule_id)
     text = EXAMPLES[rule_id]
     spans = core.secret_spans(text)  # type: ignore[attr-defined]
     assert rule.label in {label for _, _, label in spans}, (rule_id, spans)
@@ -128,7 +131,7 @@ def test_every_rule_fires_on_its_shape(core: object, rule_id: str) -> None:
 
 def test_rule_patterns_stay_in_the_shared_subset() -> None:
     """No construct whose meaning differs between Rust `regex` and Python `re`."""
-    for rule in _pyredact.rules():
+    for rule in twin_redact.rules():
         p = rule.pattern
         assert not re.search(r"\\[wWdDsSbBAzZ]", p), rule.id
         assert "(?=" not in p and "(?!" not in p and "(?<" not in p, rule.id
@@ -157,7 +160,7 @@ def test_placeholders_code_and_numbers_are_left_alone() -> None:
         "the token is expired, refresh it",
         "commit 9fceb02d0ae598e95dc970b74767f19372d61af8 fixed it",
     ]:
-        assert _pycore.redact(text) == text, text
+        assert TWIN.redact(text) == text, text
 
 
 # --- both cores agree ------------------------------------------------------------------
@@ -212,8 +215,8 @@ TEXT = st.lists(
 @settings(max_examples=400, deadline=None)
 @given(TEXT)
 def test_cores_agree_on_generated_text(text: str) -> None:
-    assert _core.secret_spans(text) == _pycore.secret_spans(text)
-    assert _core.redact(text) == _pycore.redact(text)
+    assert _core.secret_spans(text) == TWIN.secret_spans(text)
+    assert _core.redact(text) == TWIN.redact(text)
 
 
 @needs_rust
@@ -221,13 +224,13 @@ def test_cores_agree_on_every_fixture_string(transcripts: Path) -> None:
     strings = list(fixture_strings(transcripts))
     assert len(strings) > 1000
     for s in strings:
-        assert _core.redact(s) == _pycore.redact(s)
+        assert _core.redact(s) == TWIN.redact(s)
 
 
 @settings(max_examples=200, deadline=None)
 @given(st.text(alphabet=AN + "+/=-_", max_size=80))
 def test_entropy_is_bounded(text: str) -> None:
-    h = _pyredact.entropy(text)
+    h = twin_redact.entropy(text)
     assert 0.0 <= h <= (len(set(text)) or 1) ** 0.5 * 8
 
 
@@ -250,7 +253,7 @@ def _conversation(root: Path) -> list[str]:
 
 def _hits(texts: list[str]) -> tuple[int, int, list[str]]:
     lines = sum(t.count("\n") + 1 for t in texts)
-    shown = [t[max(0, a - 30) : b + 10] for t in texts for a, b, _ in _pycore.secret_spans(t)]
+    shown = [t[max(0, a - 30) : b + 10] for t in texts for a, b, _ in TWIN.secret_spans(t)]
     return lines, len(shown), shown
 
 

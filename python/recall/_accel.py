@@ -10,15 +10,43 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from types import ModuleType
+from typing import Any
 
 from recall import __version__
 from recall.errors import ConfigError
 
 
-def _twin() -> ModuleType:
-    from recall import _pycore
+def twin() -> ModuleType:
+    """The pure-Python twin as one module with `recall._core`'s names (parity tests use it).
 
-    return _pycore
+    Its ranking and redaction modules load here; the transcript readers on first parse.
+    """
+    if _TWIN:
+        return _TWIN[0]
+    from recall._twin import rank, redact, reminders
+
+    module = ModuleType("recall._twin.core", "The twin, shaped like recall._core.")
+    module.__dict__.update(
+        __version__=__version__,
+        strip_reminders=reminders.strip_reminders,
+        tokenize=rank.tokenize,
+        bm25_scores=rank.bm25_scores,
+        dedup=rank.dedup,
+        redact=redact.redact,
+        secret_spans=redact.secret_spans,
+        parse_transcript=_twin_parse,
+    )
+    _TWIN.append(module)
+    return module
+
+
+_TWIN: list[ModuleType] = []
+
+
+def _twin_parse(*args: Any) -> Any:
+    from recall._twin.transcript import parse_transcript
+
+    return parse_transcript(*args)
 
 
 def _select() -> tuple[ModuleType, str, str]:
@@ -27,18 +55,18 @@ def _select() -> tuple[ModuleType, str, str]:
     if wanted not in ("auto", "rust", "python"):
         raise ConfigError(f"RECALL_IMPL must be auto, rust or python, not {wanted!r}")
     if wanted == "python":
-        return _twin(), "python", "RECALL_IMPL=python"
+        return twin(), "python", "RECALL_IMPL=python"
     try:
         from recall import _core  # type: ignore[attr-defined,unused-ignore]
     except ImportError as exc:
         if wanted == "rust":
             raise ConfigError(f"RECALL_IMPL=rust but the Rust core is not built: {exc}") from exc
-        return _twin(), "python", "Rust core not built"
+        return twin(), "python", "Rust core not built"
     if _core.__version__ != __version__:
         reason = f"Rust core {_core.__version__} does not match recall {__version__}"
         if wanted == "rust":
             raise ConfigError(reason)
-        return _twin(), "python", reason
+        return twin(), "python", reason
     return _core, "rust", "RECALL_IMPL=rust" if wanted == "rust" else "Rust core available"
 
 
@@ -47,7 +75,7 @@ core, IMPL, IMPL_REASON = _select()
 
 strip_reminders = core.strip_reminders
 
-# Ranking where result lists meet (see `recall.rank`).
+# Ranking where result lists meet (see `recall.search.rank`).
 tokenize = core.tokenize
 bm25_scores = core.bm25_scores
 dedup = core.dedup

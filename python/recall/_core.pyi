@@ -1,6 +1,6 @@
 """The contract of recall's core, implemented twice.
 
-`recall._core` (Rust, built by maturin) and `recall._pycore` (pure Python)
+`recall._core` (Rust, built by maturin) and the twin in `recall._twin` (pure Python)
 expose exactly these names with exactly these semantics; `recall._accel`
 picks one. Parity tests run every fixture through both.
 """
@@ -20,7 +20,7 @@ def strip_reminders(text: str) -> str:
     JSON) becomes U+FFFD first, since such text cannot be UTF-8.
     """
 
-# Ranking where result lists meet (rust/src/{tokenize,bm25,dedup}.rs, _pyrank.py).
+# Ranking where result lists meet (rust/src/{tokenize,bm25,dedup}.rs, _twin/rank.py).
 
 __all__ += ["bm25_scores", "dedup", "tokenize"]
 
@@ -28,7 +28,7 @@ def tokenize(text: str) -> list[str]:
     """Lowercase `text` and split it into words: the words BM25 and dedup see.
 
     The rule uses its own tables (`SEPARATORS`, `CJK`, `LOWER` in
-    `rust/src/tokenize.rs`, copied in `_pyrank.py`), never the Unicode
+    `rust/src/tokenize.rs`, copied in `_twin/rank.py`), never the Unicode
     properties of Rust or Python, so both cores split alike on all of Unicode
     whatever Unicode version each was built with:
 

@@ -19,6 +19,9 @@ TITLE_FIRST_PROMPT = 1  # the first real user message, shortened (set by the sto
 TITLE_AGENT_SUMMARY = 2  # an agent-written summary or ai-title
 TITLE_USER_GIVEN = 3  # a title the user chose (/rename, import `title`)
 
+Origin = tuple[str, str | None, str | None, bool]
+"""What a transcript's path says: `(file_id, agent_id, parent, document)` (see `_core.pyi`)."""
+
 
 class Message(Record, frozen=True):
     """One turn of the natural conversation.

@@ -1,6 +1,6 @@
-//! Okapi BM25 of candidate texts against a query, the candidates being the collection.
+//! Okapi BM25 of candidate texts against a query, the candidates being the collection (twin: `recall/_twin/rank.py`).
 //!
-//! Contract (shared with `python/recall/_pyrank.py`): words come from
+//! Contract (shared with `python/recall/_twin/rank.py`): words come from
 //! [`crate::tokenize`]; each distinct query word counts once, in order of
 //! first appearance; N is the number of docs, n(t) how many contain t, |D| a
 //! doc's word count and avgdl the mean of |D|. A doc scores

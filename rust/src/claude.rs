@@ -1,4 +1,4 @@
-//! Claude Code transcripts (twin: `agents/claude.py`): one file, one session plus sub-agents.
+//! Claude Code transcripts (twin: `recall/_twin/claude.py`): one file, one session plus sub-agents.
 //!
 //! Keeps `text` blocks of user/assistant lines that are neither `isMeta` nor
 //! `isCompactSummary`, queued prompts from `queued_command` attachments, and

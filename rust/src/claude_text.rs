@@ -1,4 +1,4 @@
-//! What of a Claude Code line's text is conversation (twin: `agents/claude_text.py`).
+//! What of a Claude Code line's text is conversation (twin: `recall/_twin/claude_text.py`).
 //!
 //! Reminders are stripped, then the slash-command / local-command / `!`-mode
 //! wrappers Claude Code writes at the start of user text are removed (a

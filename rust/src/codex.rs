@@ -1,4 +1,4 @@
-//! Codex CLI rollouts (twin: `agents/codex.py`): envelopes, legacy flat records, drift shapes.
+//! Codex CLI rollouts (twin: `recall/_twin/codex.py`): envelopes, legacy flat records, drift shapes.
 //!
 //! The conversation is `response_item` messages; `event_msg` user/agent
 //! messages stand in only while a file has shown no message item. Injected

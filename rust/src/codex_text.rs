@@ -1,4 +1,4 @@
-//! What of a Codex record is conversation (twin: helpers in `_pycodex.py`).
+//! What of a Codex record is conversation (twin: `recall/_twin/codex_text.py`).
 //!
 //! User text that Codex injected (AGENTS.md, environment context, skills,
 //! hook prompts, warnings) is recognised by its start, lowercased as Python

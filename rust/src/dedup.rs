@@ -1,6 +1,6 @@
-//! Near-duplicate removal: Jaccard similarity of word sets against the texts kept so far.
+//! Near-duplicate removal: Jaccard similarity of word sets against the texts kept so far (twin: `recall/_twin/rank.py`).
 //!
-//! Contract (shared with `python/recall/_pyrank.py`): words come from
+//! Contract (shared with `python/recall/_twin/rank.py`): words come from
 //! [`crate::tokenize`]; texts are taken in order and one is dropped when
 //! `|A ∩ B| / |A ∪ B| >= threshold` (computed as an f64 division) for its word
 //! set A and the set B of any text already kept. Two empty sets have

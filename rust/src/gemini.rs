@@ -1,4 +1,4 @@
-//! Gemini CLI chats (twin: `agents/gemini.py`): JSONL records, `$set`, `$rewindTo`, legacy documents.
+//! Gemini CLI chats (twin: `recall/_twin/gemini.py`): JSONL records, `$set`, `$rewindTo`, legacy documents.
 //!
 //! The same message id re-appended replaces the earlier copy in place; a
 //! rewind cuts the message list at an id; `$set.messages` checkpoints are

@@ -1,4 +1,4 @@
-//! What of a Gemini message record is conversation (twin: `user_text`/`_model_text` in `gemini.py`).
+//! What of a Gemini message record is conversation (twin: `recall/_twin/gemini_text.py`).
 //!
 //! User records prefer `displayContent` (the typed text) over `content`
 //! (which carries @-file expansions and a trailing `<hook_context>` part);

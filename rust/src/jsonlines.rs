@@ -1,4 +1,4 @@
-//! JSONL framing: one object a line, with the twin's rules for what counts as broken.
+//! JSONL framing: one object a line, and what counts as broken (twin: `recall/jsonlines.py`, shared).
 //!
 //! Mirrors `recall.agents.base.iter_json_lines` / `decode_json`: invalid UTF-8
 //! anywhere in a line is "invalid UTF-8"; otherwise anything neither msgspec

@@ -1,4 +1,4 @@
-//! What a parse returns: the Rust shapes of `recall.types` (Parsed, SessionPart, …).
+//! What a parse returns: the Rust shapes of `recall.types` (twin: `recall/_twin/records.py`).
 //!
 //! Field for field the msgspec Structs the Python adapters build; `py.rs`
 //! turns them into plain tuples and `recall.agents.transcript` into Structs.

@@ -1,7 +1,7 @@
-//! Secret redaction: the rule table shared with the Python twin, run with the `regex` crate.
+//! Secret redaction: the rule table shared with the twin (`recall/_twin/redact.py`), run with the `regex` crate.
 //!
 //! The rules live in `python/recall/redact_rules.txt` (embedded here at build
-//! time, read by `recall/_pyredact.py` at run time), so both cores run the same
+//! time, read by `recall/_twin/redact.py` at run time), so both cores run the same
 //! patterns. Each rule whose keywords occur in the text runs over all of it;
 //! a match whose secret (first capture group that took part, else the whole
 //! match) passes the rule's checks becomes a span; spans are ordered by start,

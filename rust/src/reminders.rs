@@ -1,6 +1,6 @@
-//! `<system-reminder>` stripping: the spans agents inject into user text.
+//! `<system-reminder>` stripping: the spans agents inject into user text (twin: `recall/_twin/reminders.py`).
 //!
-//! Contract (shared with `python/recall/_pycore.py`): every
+//! Contract (shared with `python/recall/_twin/reminders.py`): every
 //! `<system-reminder>…</system-reminder>` span is removed, non-greedily; an
 //! opening tag with no closing tag removes everything after it (a transcript
 //! cut mid-reminder is still a reminder); the result is trimmed of the

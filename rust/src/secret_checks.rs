@@ -1,6 +1,6 @@
 //! What a matched secret must also be: its entropy, and the tests that tell a value from code.
 //!
-//! The Python twin (`recall/_pyredact.py`) implements the same checks; the
+//! The Python twin (`recall/_twin/redact.py`) implements the same checks; the
 //! rule table names which of them each rule applies.
 
 use std::collections::BTreeMap;

@@ -1,6 +1,6 @@
-//! The word tokenizer shared by BM25 and dedup, driven by its own tables.
+//! The word tokenizer shared by BM25 and dedup, driven by its own tables (twin: `recall/_twin/rank.py`).
 //!
-//! Contract (shared with `python/recall/_pyrank.py` and documented in
+//! Contract (shared with `python/recall/_twin/rank.py` and documented in
 //! `_core.pyi`): the text is first lowercased char by char through [`LOWER`],
 //! then split: a char in [`SEPARATORS`] ends the current word, a char in
 //! [`CJK`] is a word on its own (Chinese, Japanese and Korean text has no

@@ -1,6 +1,6 @@
-//! One entry point for every agent: `parse_transcript(agent, origin, data, base, state)`.
+//! One entry point for every agent: `parse_transcript(agent, origin, data, base, state)` (twin: `recall/_twin/transcript.py`).
 //!
-//! The twin (`recall._pyparse`) has the same shape. What only the file's path
+//! The twin (`recall._twin.transcript`) has the same shape. What only the file's path
 //! can tell (its session id, sub-agent id, parent) arrives in [`Origin`],
 //! worked out once in Python for both cores; anything needing the disk
 //! (Claude's `.meta.json`, Gemini's project registry) stays in Python.

@@ -1,4 +1,4 @@
-"""The adapter protocol, and the JSON helpers adapters share (re-exported from the twin)."""
+"""The adapter protocol, and the JSON helpers adapters share (from `recall.jsonlines`)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Protocol
 
-from recall._pyjsonl import (
+from recall.jsonlines import (
     SKIP_BAD_SHAPE,
     SKIP_BAD_UTF8,
     SKIP_BROKEN,
@@ -15,6 +15,7 @@ from recall._pyjsonl import (
     decode_json,
     iter_json_lines,
     load_json_document,
+    text_of,
 )
 from recall.types import Parsed
 
@@ -50,11 +51,6 @@ class Adapter(Protocol):
         unreadable records are skipped and counted.
         """
         ...
-
-
-def text_of(value: Any) -> str:
-    """The string value of a JSON field, or '' when it is absent or not a string."""
-    return value if isinstance(value, str) else ""
 
 
 def shorten(text: str, limit: int = 80) -> str:

@@ -9,7 +9,7 @@ without an agent id), whichever layout they were written in:
 - 1.0.x: `isSidechain:true` lines inside the parent's own file.
 
 What the path says (sub-agent id, parent) is worked out here; the lines are
-read by the active core (`rust/src/claude.rs` or its twin `recall._pyclaude`).
+read by the active core (`rust/src/claude.rs` or its twin `recall._twin.claude`).
 The sub-agent's type comes from the `.meta.json` beside it.
 """
 
@@ -22,6 +22,7 @@ from typing import Any
 
 from recall.agents.base import decode_json, text_of
 from recall.agents.transcript import Origin, parse_transcript
+from recall.recordtypes import CLAUDE_IGNORED, CLAUDE_TITLE_TYPES
 from recall.textutil import scrub
 from recall.types import ASSISTANT, USER, Parsed
 
@@ -127,10 +128,7 @@ def _looks_like_claude(raw: bytes) -> bool:
     kind = obj.get("type")
     if kind in (USER, ASSISTANT):
         return any(k in obj for k in ("message", "parentUuid", "sessionId", "uuid"))
-    # the twin's lists of line types; imported here so the hook path never loads the twin
-    from recall._pyclaude import IGNORED, TITLE_TYPES
-
-    if isinstance(kind, str) and (kind in TITLE_TYPES or kind in IGNORED):
+    if isinstance(kind, str) and (kind in CLAUDE_TITLE_TYPES or kind in CLAUDE_IGNORED):
         return kind not in ("tool_use", "tool_result", "result") or "sessionId" in obj
     return "parentUuid" in obj and "sessionId" in obj
 

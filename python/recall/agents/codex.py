@@ -1,7 +1,7 @@
 """Codex CLI rollouts: `~/.codex/sessions/YYYY/MM/DD/rollout-<ts>-<uuid>.jsonl` (FORMATS §2).
 
 Discovery and sniffing live here; the records are read by the active core
-(`rust/src/codex.rs` or its twin `recall._pycodex`, which documents the rules).
+(`rust/src/codex.rs` or its twin `recall._twin.codex`, which documents the rules).
 A rollout's session id falls back to the uuid at the end of its file name.
 """
 
@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from recall.agents.transcript import Origin, parse_transcript
+from recall.recordtypes import CODEX_ENVELOPES
 from recall.textutil import scrub
 from recall.types import Parsed
 
@@ -40,9 +41,7 @@ def _walk_jsonl(root: Path) -> Iterator[Path]:
 def _sniff(obj: Any) -> bool:
     if not isinstance(obj, dict):
         return False
-    from recall._pycodex import ENVELOPES  # not at import: the hook path never loads the twin
-
-    if obj.get("type") in ENVELOPES and "payload" in obj:
+    if obj.get("type") in CODEX_ENVELOPES and "payload" in obj:
         return True
     if "record_type" in obj:
         return True

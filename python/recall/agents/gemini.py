@@ -1,7 +1,7 @@
 """Gemini CLI chats: `~/.gemini/tmp/<project>/chats/session-*.jsonl` (FORMATS §3).
 
 Discovery, sniffing and the project root on disk live here; the records are
-read by the active core (`rust/src/gemini.rs` or its twin `recall._pygemini`,
+read by the active core (`rust/src/gemini.rs` or its twin `recall._twin.gemini`,
 which documents the rules). Legacy `.json` chats are read whole (`whole_file`).
 """
 

@@ -10,10 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from recall import _accel
-from recall.types import Message, Parsed, SessionInfo, SessionPart
+from recall.types import Message, Origin, Parsed, SessionInfo, SessionPart
 
-Origin = tuple[str, str | None, str | None, bool]
-"""What a transcript's path says: `(file_id, agent_id, parent, document)` (see `_core.pyi`)."""
+__all__ = ["Origin", "parse_transcript"]
 
 
 def parse_transcript(

@@ -46,7 +46,7 @@ class Redactor:
     def spans(self, text: str) -> list[Span]:
         """The merged spans this redactor replaces in `text` (already scrubbed)."""
         from recall import _accel
-        from recall._pyredact import merge
+        from recall.spans import merge
 
         found = [
             s
@@ -68,7 +68,7 @@ class Redactor:
             return text
         if self.plain:
             return self._builtin(text)
-        from recall._pyredact import render
+        from recall.spans import render
 
         return render(text, self.spans(text))
 

@@ -15,18 +15,12 @@ names it, is looked up on disk by `recall.agents.gemini` after the parse.
 from __future__ import annotations
 
 import json
-import re
 from datetime import UTC, datetime
 from typing import Any
 
-from recall._pycore import strip_reminders
-from recall._pyjsonl import (
-    SKIP_BAD_SHAPE,
-    SKIP_UNKNOWN,
-    iter_json_lines,
-    load_json_document,
-)
-from recall._pyparse import Origin
+from recall._twin.gemini_text import model_text, user_text
+from recall._twin.records import Origin
+from recall.jsonlines import SKIP_BAD_SHAPE, SKIP_UNKNOWN, iter_json_lines, load_json_document
 from recall.textutil import scrub
 from recall.types import (
     ASSISTANT,
@@ -40,17 +34,8 @@ from recall.types import (
 
 AGENT = "gemini"
 
-
-def text_of(value: Any) -> str:
-    """The string value of a JSON field, or '' when it is absent or not a string."""
-    return value if isinstance(value, str) else ""
-
-
 _DROPPED_TYPES = {"info", "error", "warning"}
 _ROLES = {"user": USER, "gemini": ASSISTANT, "model": ASSISTANT}
-_IGNORED_USER_PREFIXES = ("/", "?", "<session_context>", "<hook_context>")
-_HOOK_TAIL = re.compile(r"\s*<hook_context>.*?</hook_context>\s*$", re.DOTALL)
-_REF_HEADER = "--- Content from referenced files ---"
 
 
 def _str(value: Any) -> str | None:
@@ -68,45 +53,6 @@ def _stamp(value: Any) -> str | None:
         except (OverflowError, OSError, ValueError):
             return None  # a huge integer overflows even the division
     return _str(value)
-
-
-def _parts(content: Any) -> list[Any]:
-    """A PartListUnion (string, one part, or a list of either) as a list."""
-    if content is None:
-        return []
-    return content if isinstance(content, list) else [content]
-
-
-def _part_texts(parts: list[Any]) -> list[str]:
-    texts: list[str] = []
-    for part in parts:
-        # Each piece is scrubbed alone, as the Rust core decodes each string alone.
-        if isinstance(part, str):
-            texts.append(scrub(part))
-        elif isinstance(part, dict) and not part.get("thought") and "text" in part:
-            texts.append(scrub(text_of(part.get("text"))))
-    return texts
-
-
-def _only_tool_responses(parts: list[Any]) -> bool:
-    return bool(parts) and all(isinstance(p, dict) and "functionResponse" in p for p in parts)
-
-
-def user_text(record: dict[str, Any]) -> str:
-    """The typed text of a user record, or '' when it is not a human turn."""
-    content = _parts(record.get("content"))
-    if _only_tool_responses(content):
-        return ""
-    display = _parts(record.get("displayContent"))
-    chosen = display if _part_texts(display) else content
-    texts = [t for t in _part_texts(chosen) if not t.lstrip().startswith("<hook_context>")]
-    text = "".join(texts).split(_REF_HEADER, 1)[0]  # @file expansions, when no displayContent
-    text = strip_reminders(_HOOK_TAIL.sub("", text))
-    return "" if text.startswith(_IGNORED_USER_PREFIXES) else text
-
-
-def _model_text(record: dict[str, Any]) -> str:
-    return "".join(_part_texts(_parts(record.get("content")))).strip()
 
 
 class _Run:
@@ -171,7 +117,7 @@ class _Run:
             model = _str(rec.get("model"))
             if model:
                 self.st["meta"]["model"] = model
-            text = _model_text(rec)
+            text = model_text(rec)
         elif not isinstance(kind, str):
             self.parsed.skip(SKIP_BAD_SHAPE)
         elif kind not in _DROPPED_TYPES:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from recall._pycore import strip_reminders
+from recall._twin.reminders import strip_reminders
 from recall.textutil import scrub
 
 _WRAPPERS = (

@@ -1,4 +1,6 @@
-"""Twin of `rust/src/jsonlines.rs`: JSONL framing and what counts as a broken record.
+"""JSONL framing and what counts as a broken record: the rules `rust/src/jsonlines.rs`
+implements natively, in Python for the twin's parsers, the import format and the
+adapters' sniffers (which read a line or two whichever core runs).
 
 Both cores apply one rule set: a line with invalid UTF-8 anywhere is
 "invalid UTF-8"; otherwise a line neither msgspec nor the stdlib `json`
@@ -76,6 +78,11 @@ def decode_json(raw: bytes) -> Any:
     if raw.count(b"[") + raw.count(b"{") > MAX_DEPTH and _too_deep(value):
         raise ValueError("JSON nested too deeply")
     return value
+
+
+def text_of(value: Any) -> str:
+    """The string value of a JSON field, or '' when it is absent or not a string."""
+    return value if isinstance(value, str) else ""
 
 
 def iter_json_lines(

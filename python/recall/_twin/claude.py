@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from recall._pyclaude_text import clean_user_text, text_pieces
-from recall._pyjsonl import SKIP_BAD_SHAPE, SKIP_UNKNOWN, iter_json_lines
-from recall._pyparse import Origin
+from recall._twin.claude_text import clean_user_text, text_pieces
+from recall._twin.records import Origin
+from recall.jsonlines import SKIP_BAD_SHAPE, SKIP_UNKNOWN, iter_json_lines
+from recall.recordtypes import CLAUDE_IGNORED as IGNORED
 from recall.textutil import scrub
 from recall.types import (
     ASSISTANT,
@@ -35,19 +36,6 @@ _TITLES = {
     "ai-title": ("aiTitle", TITLE_AGENT_SUMMARY),
     "summary": ("summary", TITLE_AGENT_SUMMARY),
 }
-
-IGNORED = frozenset(
-    {
-        # documented in FORMATS.md §1
-        "system", "attachment", "progress", "file-history-snapshot", "queue-operation",
-        "last-prompt", "agent-name", "agent-setting", "permission-mode", "mode", "pr-link",
-        "bridge-session", "worktree-state", "frame-link",
-        # seen in real captures (agent-sessions' kitchen-sink fixture, schema drift)
-        "started", "result", "relocated", "atis-latch", "tool_use", "tool_result",
-    }
-)  # fmt: skip
-"""Entry types that are known and carry no conversation: ignored, not counted."""
-TITLE_TYPES = frozenset(_TITLES)
 
 
 def _str(value: Any) -> str:

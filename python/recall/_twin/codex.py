@@ -17,9 +17,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from recall._pycore import strip_reminders
-from recall._pyjsonl import SKIP_BAD_SHAPE, SKIP_UNKNOWN, iter_json_lines
-from recall._pyparse import Origin
+from recall._twin.codex_text import message_texts, parent_of, sval, user_text
+from recall._twin.records import Origin
+from recall.jsonlines import SKIP_BAD_SHAPE, SKIP_UNKNOWN, iter_json_lines, text_of
+from recall.recordtypes import CODEX_ENVELOPES as ENVELOPES
 from recall.textutil import scrub
 from recall.types import (
     ASSISTANT,
@@ -33,13 +34,6 @@ from recall.types import (
 
 AGENT = "codex"
 
-
-def text_of(value: Any) -> str:
-    """The string value of a JSON field, or '' when it is absent or not a string."""
-    return value if isinstance(value, str) else ""
-
-
-ENVELOPES = {"session_meta", "response_item", "event_msg", "turn_context"}
 _IGNORED = {
     "compacted",
     "world_state",
@@ -64,75 +58,7 @@ _ITEM_TYPES = {
     "ghost_snapshot",
     "other",
 }
-_TEXT_ITEMS = {"input_text", "output_text", "text"}
 _ROLES = {USER: USER, ASSISTANT: ASSISTANT}
-
-# Injected context that Codex sends as `role:"user"` text (instruction_markers.rs,
-# contextual_user_message.rs and the fragments under codex-rs/core/src/context/).
-_INJECTED_PREFIXES = tuple(
-    m.lower()
-    for m in (
-        "# AGENTS.md instructions for",
-        "<INSTRUCTIONS>",
-        "<user_instructions>",
-        "<environment_context>",
-        "<skill>",
-        "<skills_instructions>",
-        "<user_shell_command>",
-        "<turn_aborted>",
-        "<subagent_notification>",
-        "<hook_prompt",
-        "<hook_context>",
-        "<additional_context>",
-        "<extension_context>",
-        "<goal_context>",
-        "<external_",
-        "Warning: apply_patch was requested via ",
-        "Warning: The maximum number of unified exec processes you can keep open is",
-        "Warning: Your account was flagged for potentially high-risk cyber activity",
-    )
-)
-
-
-def is_injected(text: str) -> bool:
-    """Whether a user content item is scaffolding Codex injected, not typed text."""
-    return text.strip().lower().startswith(_INJECTED_PREFIXES)
-
-
-def _user_text(raw: str) -> str:
-    return "" if is_injected(raw) else strip_reminders(raw)
-
-
-def _str(value: Any) -> str | None:
-    return scrub(value).strip() or None if isinstance(value, str) else None
-
-
-def _parent_of(payload: dict[str, Any]) -> str | None:
-    parent = _str(payload.get("parent_thread_id"))
-    source = payload.get("source")
-    if parent is None and isinstance(source, dict):
-        sub = source.get("subagent")
-        if isinstance(sub, dict):
-            for value in sub.values():
-                if isinstance(value, dict):
-                    parent = parent or _str(value.get("parent_thread_id"))
-    return parent
-
-
-def _message_texts(item: dict[str, Any]) -> list[str] | None:
-    """The text items of a message payload; None when `content` has the wrong shape."""
-    content = item.get("content", item.get("message"))
-    if isinstance(content, str):
-        return [content]
-    if not isinstance(content, list):
-        return None
-    texts: list[str] = []
-    for part in content:
-        if isinstance(part, str):
-            texts.append(part)
-        elif isinstance(part, dict) and part.get("type", "text") in _TEXT_ITEMS:
-            texts.append(text_of(part.get("text")))
-    return texts
 
 
 class _Run:
@@ -184,12 +110,12 @@ class _Run:
         if st.get("meta_seen"):
             return  # a fork's or resume's copy: the file's first session_meta wins
         st["meta_seen"] = True
-        sid = _str(payload.get("session_id")) or _str(payload.get("id"))
+        sid = sval(payload.get("session_id")) or sval(payload.get("id"))
         if sid and not isinstance(st.get("sid"), str):
             st["sid"] = sid
-        st["cwd"] = _str(payload.get("cwd"))
-        st["started"] = _str(payload.get("timestamp")) or _str(stamp)
-        st["parent"] = _parent_of(payload)
+        st["cwd"] = sval(payload.get("cwd"))
+        st["started"] = sval(payload.get("timestamp")) or sval(stamp)
+        st["parent"] = parent_of(payload)
         meta = st["meta"]
         git = payload.get("git")
         for key, value in (
@@ -198,16 +124,16 @@ class _Run:
             ("forked_from", payload.get("forked_from_id")),
             ("git_branch", git.get("branch") if isinstance(git, dict) else None),
         ):
-            clean = _str(value)
+            clean = sval(value)
             if clean:
                 meta[key] = clean
 
     def turn_context(self, payload: dict[str, Any]) -> None:
-        model = _str(payload.get("model"))
+        model = sval(payload.get("model"))
         if model:
             self.st["meta"]["model"] = model
         if not self.st.get("turn_cwd"):
-            self.st["turn_cwd"] = _str(payload.get("cwd"))
+            self.st["turn_cwd"] = sval(payload.get("cwd"))
 
     def item(self, off: int, item: dict[str, Any], stamp: Any) -> None:
         kind = item.get("type", "message")
@@ -216,30 +142,30 @@ class _Run:
                 self.parsed.skip(SKIP_BAD_SHAPE)
             return  # reasoning, calls, outputs, snapshots: not conversation
         role = _ROLES.get(text_of(item.get("role")))
-        texts = _message_texts(item)
+        texts = message_texts(item)
         if texts is None:
             self.parsed.skip(SKIP_BAD_SHAPE)
             return
         if role is None:
             return  # developer / system
-        model = _str(item.get("model"))
+        model = sval(item.get("model"))
         if model and "model" not in self.st["meta"]:
             self.st["meta"]["model"] = model
         self.st["items_seen"] = True
-        clean = [_user_text(t) if role == USER else scrub(t).strip() for t in texts]
+        clean = [user_text(t) if role == USER else scrub(t).strip() for t in texts]
         self.add(self.items, "last", off, role, "\n\n".join(t for t in clean if t), stamp)
 
     def event(self, off: int, payload: dict[str, Any], stamp: Any) -> None:
         kind = payload.get("type")
         if kind == "thread_name_updated":
-            name = _str(payload.get("thread_name")) or _str(payload.get("name"))
+            name = sval(payload.get("thread_name")) or sval(payload.get("name"))
             if name and name != self.st.get("title"):
                 self.st["title"] = name
                 self.title_changed = True
         elif kind in ("user_message", "agent_message"):
             text = text_of(payload.get("message"))
             role = USER if kind == "user_message" else ASSISTANT
-            text = _user_text(text) if role == USER else scrub(text).strip()
+            text = user_text(text) if role == USER else scrub(text).strip()
             self.add(self.events, "last_event", off, role, text, stamp)
 
     def add(
@@ -248,7 +174,7 @@ class _Run:
         if not text or self.st.get(last_key) == [role, text]:
             return
         self.st[last_key] = [role, text]
-        out.append(Message(f"{self.sid()}@{off}", role, text, _str(stamp)))
+        out.append(Message(f"{self.sid()}@{off}", role, text, sval(stamp)))
 
     def finish(self) -> None:
         st = self.st

@@ -15,9 +15,10 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from recall.spans import merge, render
 from recall.textutil import scrub
 
-RULES_FILE = Path(__file__).with_name("redact_rules.txt")
+RULES_FILE = Path(__file__).parent.parent / "redact_rules.txt"
 
 _PLACEHOLDER_PREFIXES = ("$", "<", "{", "[", "%(", "%s", "#{")
 _PLACEHOLDER_CHARS = frozenset("*xX.-_#•")
@@ -221,32 +222,6 @@ def secret_spans(text: str) -> list[tuple[int, int, str]]:
     found.sort(key=lambda f: (f[0], f[2]))
     table = rules()
     return [(s, e, table[i].label) for s, e, i in found]
-
-
-def merge(spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
-    """Overlapping spans become one, labelled by the first (spans sorted by start)."""
-    out: list[tuple[int, int, str]] = []
-    for start, end, label in spans:
-        if out and start < out[-1][1]:
-            if end > out[-1][1]:
-                out[-1] = (out[-1][0], end, out[-1][2])
-        else:
-            out.append((start, end, label))
-    return out
-
-
-def render(text: str, spans: list[tuple[int, int, str]]) -> str:
-    """`text` with each (merged, sorted) span replaced by `[REDACTED:label]`."""
-    if not spans:
-        return text
-    out: list[str] = []
-    pos = 0
-    for start, end, label in spans:
-        out.append(text[pos:start])
-        out.append(f"[REDACTED:{label}]")
-        pos = end
-    out.append(text[pos:])
-    return "".join(out)
 
 
 def redact(text: str) -> str:

@@ -1,16 +1,11 @@
-"""Twin of `rust/src/transcript.rs`: `parse_transcript` for every agent, in pure Python.
-
-Returns the same plain data as the Rust core (see `_core.pyi`); the readers
-build `recall.types` Structs internally, flattened here to that shape.
-"""
+"""Twin of `rust/src/records.rs`: a parse as the plain tuples both cores return."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from recall.types import Parsed
+from recall.types import Origin, Parsed
 
-Origin = tuple[str, str | None, str | None, bool]
 PartTuple = tuple[
     str,
     str,
@@ -51,15 +46,4 @@ def flatten(parsed: Parsed) -> ParseResult:
     return parts, parsed.offset, parsed.state, list(parsed.skipped.items())
 
 
-def parse_transcript(
-    agent: str, data: bytes, base: int, state: dict[str, Any], origin: Origin
-) -> ParseResult:
-    if agent == "claude":
-        from recall._pyclaude import parse
-    elif agent == "codex":
-        from recall._pycodex import parse
-    elif agent == "gemini":
-        from recall._pygemini import parse
-    else:
-        raise ValueError(f"no transcript parser for agent {agent!r} (known: claude, codex, gemini)")
-    return flatten(parse(origin, data, base, state))
+__all__ = ["Origin", "ParseResult", "PartTuple", "flatten"]
