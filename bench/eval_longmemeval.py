@@ -83,9 +83,9 @@ def import_lines(q: dict[str, Any]) -> str:
 def run_question(q: dict[str, Any], args: argparse.Namespace, cache: Any) -> dict[str, Any]:
     from recall.cli import main as recall_main
     from recall.config import load_config
-    from recall.search import Filters
+    from recall.search.modes import run
+    from recall.search.results import Filters
     from recall.semantic.embedjob import embed_pending
-    from recall.semantic.modes import run
     from recall.semantic.provider import get_encoder
     from recall.store import open_reader, open_writer
 

@@ -288,20 +288,21 @@ def bench_startup(recall: list[str], root: Path, data: Path, runs: int) -> dict[
 def bench_keyword(data: Path, queries: list[tuple[str, str]], calls: int) -> dict[str, Any]:
     """In-process `search()` over one reader connection, cycling through `queries`."""
     os.environ["RECALL_HOME"] = str(data)
-    from recall.query import match_all, parse_query
-    from recall.search import Filters, search
+    from recall.search.keyword import search
+    from recall.search.query import match_all, parse, parse_query
+    from recall.search.results import Filters
     from recall.store import open_reader
 
     per_query: dict[str, list[float]] = {q: [] for _, q in queries}
     found: dict[str, int] = {}
     with open_reader(data / "recall.db") as store:
         for _, q in queries:  # warm-up, and what each query matches
-            found[q] = search(store.conn, q, Filters()).found
+            found[q] = search(store.conn, parse(q), Filters()).found
         samples = []
         for n in range(calls):
             q = queries[n % len(queries)][1]
             start = time.perf_counter()
-            search(store.conn, q, Filters())
+            search(store.conn, parse(q), Filters())
             elapsed = time.perf_counter() - start
             samples.append(elapsed)
             per_query[q].append(elapsed)

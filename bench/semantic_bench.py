@@ -13,7 +13,7 @@ Every figure sits beside a baseline measured in the same run (SPEC §8):
    whose vectors are mixtures of real turn embeddings, indexed by recall's own
    index code; LongMemEval's questions embedded by the real model each time.
    p50/p95 for keyword (the baseline), semantic and hybrid search through
-   `recall.semantic.modes.run`, the code behind `recall search`.
+   `recall.search.modes.run`, the code behind `recall search`.
 3. HNSW against exact search: recall@10 of the usearch index against a
    brute-force numpy scan, and the time of each, on real embeddings of
    conversation turns and on the mixed vectors at each size.
@@ -182,8 +182,8 @@ def make_db(home: Path, vecs: np.ndarray, texts: list[str], model: str) -> float
 def bench_latency(
     vecs: np.ndarray, texts: list[str], queries: list[str]
 ) -> tuple[dict[str, list[float]], float]:
-    from recall.search import Filters
-    from recall.semantic.modes import run
+    from recall.search.modes import run
+    from recall.search.results import Filters
     from recall.semantic.provider import get_encoder
     from recall.store import open_reader
 

@@ -23,14 +23,17 @@ import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
-from recall import _core, _pycore  # type: ignore[attr-defined,unused-ignore]
+from recall import _accel, _core  # type: ignore[attr-defined,unused-ignore]
 from recall.agents import ADAPTERS, IMPORT
 from recall.cli.render import to_json
-from recall.query import MAX_TERMS, parse_query
-from recall.search import Filters, search
+from recall.search.keyword import search
+from recall.search.query import MAX_TERMS, parse
+from recall.search.results import Filters
 from recall.store.migrations import migrate
 from recall.store.writer import apply_part
 from recall.types import ASSISTANT, USER
+
+TWIN = _accel.twin()
 
 
 def text_of(data: bytes) -> str:
@@ -48,18 +51,18 @@ def rank(data: bytes) -> None:
     query, *docs = text.split("\x1e")
     k1, b, t = head[0] % 41 / 10, head[1] % 11 / 10, head[2] % 11 / 10
     for s in (query, *docs):
-        assert _core.tokenize(s) == _pycore.tokenize(s), s
+        assert _core.tokenize(s) == TWIN.tokenize(s), s
     rust = _core.bm25_scores(query, docs, k1, b)
-    assert [x.hex() for x in rust] == [x.hex() for x in _pycore.bm25_scores(query, docs, k1, b)]
+    assert [x.hex() for x in rust] == [x.hex() for x in TWIN.bm25_scores(query, docs, k1, b)]
     assert all(0.0 <= x < float("inf") for x in rust)
     kept = _core.dedup(docs, t)
-    assert kept == _pycore.dedup(docs, t)
+    assert kept == TWIN.dedup(docs, t)
     assert kept == sorted(set(kept)) and (kept[:1] == [0] if docs else kept == [])
 
 
 def reminders(data: bytes) -> None:
     text = text_of(data)
-    assert _core.strip_reminders(text) == _pycore.strip_reminders(text)
+    assert _core.strip_reminders(text) == TWIN.strip_reminders(text)
 
 
 _PATHS = {
@@ -109,9 +112,9 @@ _db = _store()
 
 def query(data: bytes) -> None:
     typed = text_of(data)
-    assert len(parse_query(typed)) <= MAX_TERMS
+    assert len(parse(typed).terms) <= MAX_TERMS
     limit = 1 + (data[0] % 5 if data else 0)
-    out = search(_db, typed, Filters(), limit)
+    out = search(_db, parse(typed), Filters(), limit)
     assert out.found == len(out.results) <= limit
     assert len({r.session_id for r in out.results}) == out.found
     to_json(out).encode("utf-8")  # the --json output can always be written

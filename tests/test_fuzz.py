@@ -24,8 +24,9 @@ from recall.cli import main
 from recall.errors import UsageError
 from recall.hooks import read_payload, transcripts_from_payload
 from recall.ingest import ingest_path
-from recall.query import MAX_TERMS, match_all, match_any, parse_query
-from recall.search import Filters, search
+from recall.search.keyword import search
+from recall.search.query import MAX_TERMS, match_all, match_any, parse
+from recall.search.results import Filters
 from recall.store import open_writer
 from recall.store.health import index_problems
 
@@ -155,7 +156,7 @@ def fts() -> sqlite3.Connection:
 @budget(600)
 @given(QUERIES)
 def test_any_query_parses_to_valid_fts5(fts: sqlite3.Connection, query: str) -> None:
-    terms = parse_query(query)
+    terms = parse(query).terms
     assert len(terms) <= MAX_TERMS
     for expr in (match_all(terms), match_any(terms)):
         if expr is not None:
@@ -178,7 +179,7 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_any_query_searches(index: Path, query: str, project: str | None) -> None:
     conn = sqlite3.connect(f"{index.resolve().as_uri()}?mode=ro", uri=True)
     try:
-        out = search(conn, query, Filters(project=project), 5)
+        out = search(conn, parse(query), Filters(project=project), 5)
     finally:
         conn.close()
     assert out.found == len(out.results)

@@ -1,4 +1,4 @@
-"""Where ranking lists meet: `recall.rank` and near-duplicate collapse in `recall search`."""
+"""Where ranking lists meet: `recall.search.rank` and near-duplicate collapse in `recall search`."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from clihelp import call, call_json
-from recall.rank import distinct, merge, query_text
+from recall.search.query import parse
+from recall.search.rank import distinct, merge
 
 PASTED = (
     "The deploy failed because the JetStream consumer ran out of ack budget; "
@@ -42,8 +43,8 @@ def test_merge_keeps_the_best_of_near_duplicates() -> None:
 
 
 def test_merge_ignores_excluded_terms() -> None:
-    assert query_text('kafka -zookeeper "ack budget" pre*') == "kafka ack budget pre"
-    ranked = merge("kafka -zookeeper", ["kafka zookeeper", "kafka raft"], str)
+    assert parse('kafka -zookeeper "ack budget" pre*').words() == "kafka ack budget pre"
+    ranked = merge(parse("kafka -zookeeper").words(), ["kafka zookeeper", "kafka raft"], str)
     assert ranked[0][0] == ranked[1][0]
 
 

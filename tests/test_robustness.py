@@ -11,7 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from clihelp import call, call_json, run
-from recall.search import Filters, search
+from recall.search.keyword import search
+from recall.search.query import parse
+from recall.search.results import Filters
 from recall.store import open_reader, open_writer
 
 DEMO = "claude/claude-code-viewer/sample-project"
@@ -114,7 +116,7 @@ def small_index(transcripts: Path) -> Path:
 @pytest.mark.parametrize("query", HOSTILE, ids=range(len(HOSTILE)))
 def test_hostile_query_in_process(query: str, small_index: Path) -> None:
     with open_reader(small_index) as store:
-        out = search(store.conn, query, Filters(), 10)
+        out = search(store.conn, parse(query), Filters(), 10)
     assert out.found == len(out.results)
 
 
@@ -131,15 +133,15 @@ def test_hostile_query_from_the_cli(query: str, small_index: Path) -> None:
 @given(st.text(max_size=60))
 def test_any_text_is_a_query(small_index: Path, query: str) -> None:
     with open_reader(small_index) as store:
-        search(store.conn, query, Filters(), 5)
+        search(store.conn, parse(query), Filters(), 5)
 
 
 def test_exact_identifiers_and_japanese(
     small_index: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with open_reader(small_index) as store:
-        jp = search(store.conn, "アップデート", Filters(), 5)
-        phrase = search(store.conn, '"CLAUDE.md"', Filters(), 5)
+        jp = search(store.conn, parse("アップデート"), Filters(), 5)
+        phrase = search(store.conn, parse('"CLAUDE.md"'), Filters(), 5)
     assert jp.found >= 1 and "アップデート" in jp.results[0].snippet.replace("\x02", "").replace(
         "\x03", ""
     )

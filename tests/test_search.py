@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from clihelp import call, call_json
-from recall import search as search_module
+from recall.search import keyword as search_module
 
 
 def _ingest(

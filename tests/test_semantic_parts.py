@@ -12,9 +12,9 @@ import pytest
 
 from clihelp import call, call_json
 from recall.record import replace
-from recall.search import Result
+from recall.search.fusion import decay_factor, fuse, rrf, weighted
+from recall.search.results import Result
 from recall.semantic import ModelError
-from recall.semantic.fusion import decay_factor, fuse, rrf, weighted
 from recall.semantic.manifest import FileSpec, load_manifest, locate
 from semhelp import http_server, write_import
 

@@ -16,16 +16,10 @@ def use_color() -> bool:
 
 
 def highlight(snippet: str, color: bool) -> str:
-    from recall.search import HL_END, HL_START
+    from recall.search.results import HL_END, HL_START
 
     start, end = (BOLD, RESET) if color else ("**", "**")
     return " ".join(snippet.replace(HL_START, start).replace(HL_END, end).split())
-
-
-def plain(snippet: str) -> str:
-    from recall.search import HL_END, HL_START
-
-    return snippet.replace(HL_START, "").replace(HL_END, "")
 
 
 def to_json(obj: Any) -> str:

@@ -46,9 +46,9 @@ def add_parser(subs: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from recall.cli.render import day, highlight, plain, print_json, use_color
+    from recall.cli.render import day, highlight, print_json, use_color
     from recall.errors import UsageError
-    from recall.search import MAX_LIMIT, Filters
+    from recall.search.results import MAX_LIMIT, Filters, plain
     from recall.store import open_reader
     from recall.timeutil import parse_when
 
@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     query = " ".join(args.query)
     # --- semantic search ---
     from recall.config import load_config
-    from recall.semantic.modes import run as run_mode
+    from recall.search.modes import run as run_mode
 
     settings = load_config().search
     fusion = args.fusion or settings.fusion

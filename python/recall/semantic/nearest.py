@@ -9,7 +9,8 @@ from __future__ import annotations
 import sqlite3
 from typing import TYPE_CHECKING, Any
 
-from recall.search import Filters, Result, _filter_sql, _message_index
+from recall.search.results import Filters, Result
+from recall.search.sql import filter_sql, message_indexes
 from recall.semantic import vectors
 from recall.semantic.index import open_searcher
 from recall.timeutil import format_ts
@@ -23,7 +24,7 @@ MIN_SIMILARITY = 0.1
 
 
 def _allowed(db: sqlite3.Connection, messages: list[int], f: Filters) -> set[int]:
-    where, args = _filter_sql(f, "coalesce(m.ts, s.ended_at)")
+    where, args = filter_sql(f, "coalesce(m.ts, s.ended_at)")
     if not where:
         return set(messages)
     out: set[int] = set()
@@ -93,8 +94,11 @@ def _results(
             messages,
         )
     }
+    indexes = message_indexes(db, [(session, row[2]) for session, _, row in hits])
     out = []
-    for session, sim, (_, message, position, start, end) in hits:
+    for (session, sim, (_, message, _position, start, end)), index in zip(
+        hits, indexes, strict=True
+    ):
         s, m = srows[session], mrows[message]
         piece = " ".join(str(m[0])[start:end].split())
         snippet = piece if len(piece) <= SNIPPET_CHARS else piece[: SNIPPET_CHARS - 1] + "…"
@@ -108,7 +112,7 @@ def _results(
                 date=format_ts(m[1] if m[1] is not None else s[5]),
                 score=round(float(sim), 4),
                 snippet=snippet,
-                message_index=_message_index(db, session, position),
+                message_index=index,
             )
         )
     return out

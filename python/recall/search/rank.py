@@ -23,18 +23,8 @@ DEDUP_THRESHOLD = 0.8
 """Jaccard similarity of word sets at or above which two results are one (SPEC §4)."""
 
 
-def query_text(query: str) -> str:
-    """What BM25 scores against: the positive terms of a user's query.
-
-    An excluded `-term` must not make a candidate containing it score higher.
-    """
-    from recall.query import parse_query
-
-    return " ".join(t.text for t in parse_query(query) if not t.negated)
-
-
 def merge(
-    query: str,
+    words: str,
     candidates: Sequence[T],
     text: Callable[[T], str],
     *,
@@ -44,10 +34,10 @@ def merge(
     """Candidates from several indexes as one ranking: `(bm25, candidate)`, best first.
 
     Ties keep the input order. Of near-duplicates (by `text`) only the
-    best-scored one stays. `query` is what the user typed.
+    best-scored one stays. `words` are the query's positive terms (`Query.words`).
     """
     texts = [text(c) for c in candidates]
-    scores = _accel.bm25_scores(query_text(query), texts)
+    scores = _accel.bm25_scores(words, texts)
     order = sorted(range(len(texts)), key=lambda i: -scores[i])
     kept = _accel.dedup([texts[i] for i in order], threshold)
     ranked = [(scores[order[k]], candidates[order[k]]) for k in kept]

@@ -1,4 +1,4 @@
-"""Keyword search over the mirrors: FTS5/BM25, best message per session."""
+"""Keyword search over the mirrors: FTS5/BM25, best message per session, typo retry."""
 
 from __future__ import annotations
 
@@ -6,64 +6,16 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from recall.query import Term, has_cjk, match_all, match_any, parse_query
-from recall.record import Record, field
-from recall.textutil import scrub
+from recall.record import Record
+from recall.search.query import Query, Term, has_cjk, match_all, match_any
+from recall.search.results import HL_END, HL_START, MAX_LIMIT, Filters, Result, SearchOutput
+from recall.search.sql import filter_sql, message_indexes, message_texts
 from recall.timeutil import format_ts
 
-HL_START, HL_END = "\x02", "\x03"
-"""Highlight markers in snippets; the CLI renders them (bold on a terminal)."""
-MAX_LIMIT = 200
 COMMON_SHARE = 0.1
 """A word in more than this share of messages is left out of the any-word fallback."""
 COMMON_FLOOR = 2000
 """...but never one found in fewer messages than this: small indexes keep every word."""
-
-
-class Filters(Record):
-    agents: list[str] = field(default_factory=list)
-    project: str | None = None
-    since: float | None = None
-    until: float | None = None
-
-
-class Result(Record):
-    session_id: str
-    agent: str
-    project: str | None
-    computer: str
-    title: str | None
-    date: str | None
-    score: float
-    snippet: str
-    source: str = "session"
-    message_index: int | None = None
-
-
-class SearchOutput(Record):
-    query: str
-    found: int
-    results: list[Result]
-    errors: list[dict[str, str]] = field(default_factory=list)
-
-
-def _filter_sql(f: Filters, ts_expr: str) -> tuple[str, list[Any]]:
-    clauses: list[str] = []
-    args: list[Any] = []
-    if f.agents:
-        clauses.append(f"s.agent IN ({','.join('?' * len(f.agents))})")
-        args.extend(f.agents)
-    if f.project:
-        clauses.append("s.project LIKE ? ESCAPE '\\'")
-        escaped = f.project.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        args.append(f"%{escaped}%")
-    if f.since is not None:
-        clauses.append(f"{ts_expr} >= ?")
-        args.append(f.since)
-    if f.until is not None:
-        clauses.append(f"{ts_expr} <= ?")
-        args.append(f.until)
-    return "".join(f" AND {c}" for c in clauses), args
 
 
 _SESSION_COLS = "s.id, s.session_id, s.agent, s.project, s.computer, s.title"
@@ -99,7 +51,7 @@ def _message_hits(db: sqlite3.Connection, expr: str, f: Filters, window: int) ->
     for every candidate cost more than ranking them. Without filters the FTS5
     ranking runs alone and only its top rows are joined.
     """
-    where, args = _filter_sql(f, "coalesce(m.ts, s.ended_at)")
+    where, args = filter_sql(f, "coalesce(m.ts, s.ended_at)")
     if where:
         sql = f"""
             SELECT {_SESSION_COLS}, m.position, coalesce(m.ts, s.ended_at),
@@ -122,7 +74,7 @@ def _message_hits(db: sqlite3.Connection, expr: str, f: Filters, window: int) ->
 
 
 def _title_hits(db: sqlite3.Connection, expr: str, f: Filters, window: int) -> list[_Hit]:
-    where, args = _filter_sql(f, "s.ended_at")
+    where, args = filter_sql(f, "s.ended_at")
     sql = f"""
         SELECT {_SESSION_COLS}, NULL, s.ended_at, -bm25(sessions_fts),
                highlight(sessions_fts, 0, '{HL_START}', '{HL_END}')
@@ -159,7 +111,7 @@ def _substring_hits(
     Each hit comes with its message's whole text (ranked, then cut to a
     snippet, by `_add_substring_hits`).
     """
-    where, args = _filter_sql(f, "coalesce(m.ts, s.ended_at)")
+    where, args = filter_sql(f, "coalesce(m.ts, s.ended_at)")
     likes = " AND ".join("m.text LIKE ? ESCAPE '\\'" for _ in words)
     escaped = [
         "%" + w.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%" for w in words
@@ -194,18 +146,18 @@ def _common_terms(db: sqlite3.Connection, terms: list[Term]) -> frozenset[Term]:
 
 
 def _add_substring_hits(
-    best: dict[int, _Hit], found: list[tuple[_Hit, str]], query: str, words: list[str]
+    best: dict[int, _Hit], found: list[tuple[_Hit, str]], query: Query, words: list[str]
 ) -> None:
     """Rank substring hits, which have no FTS5 score, by BM25 over their own texts.
 
     Like any-word hits, they rank below every FTS5 hit (whose match is
     token-exact), in their own order.
     """
-    from recall.rank import merge
+    from recall.search.rank import merge
 
     fresh = [pair for pair in found if pair[0].sid not in best]
     floor = min((h.score for h in best.values()), default=1.0)
-    for score, (hit, text) in merge(query, fresh, lambda pair: pair[1]):
+    for score, (hit, text) in merge(query.words(), fresh, lambda pair: pair[1]):
         if hit.sid not in best:  # a session's best-scoring message stands for it
             hit.snippet = _mark_substring(text, words)
             hit.score = floor - 1.0 / (1.0 + score)
@@ -213,34 +165,14 @@ def _add_substring_hits(
 
 
 def _texts(db: sqlite3.Connection, hits: Sequence[_Hit]) -> list[str | None]:
-    """The best message's text of each hit; None for a title-only hit."""
-    out: list[str | None] = []
-    for hit in hits:
-        found = None
-        if hit.position is not None:
-            found = db.execute(
-                "SELECT text FROM messages WHERE session = ? AND position = ?",
-                (hit.sid, hit.position),
-            ).fetchone()
-        out.append(found[0] if found else None)
-    return out
+    """The best message's text of each hit, in one query; None for a title-only hit."""
+    return message_texts(db, [(h.sid, h.position) for h in hits])
 
 
-def _message_index(db: sqlite3.Connection, session: int, position: int | None) -> int | None:
-    if position is None:
-        return None
-    (n,) = db.execute(
-        "SELECT count(*) FROM messages WHERE session = ? AND position < ?", (session, position)
-    ).fetchone()
-    return int(n)
-
-
-def search(db: sqlite3.Connection, query: str, filters: Filters, limit: int = 10) -> SearchOutput:
+def search(db: sqlite3.Connection, query: Query, filters: Filters, limit: int = 10) -> SearchOutput:
     """Best-matching sessions for `query`: never raises on what the user typed."""
-    # A non-UTF-8 argv arrives with lone surrogates, which SQLite cannot take.
-    query = scrub(query)
     limit = max(1, min(limit, MAX_LIMIT))
-    terms = parse_query(query)
+    terms = query.terms
     window = max(limit * 10, 100)
     best: dict[int, _Hit] = {}
 
@@ -268,18 +200,19 @@ def search(db: sqlite3.Connection, query: str, filters: Filters, limit: int = 10
         for sid, hit in extra.items():
             hit.score = floor - 1.0 / (1.0 + max(hit.score, 0.0))
             best[sid] = hit
-    if len(best) < limit and has_cjk(query):
+    if len(best) < limit and has_cjk(query.text):
         words = [t.text for t in terms if not t.negated]
         if words:
             _add_substring_hits(best, _substring_hits(db, words, filters, window), query, words)
     ranked = sorted(best.values(), key=lambda h: h.score, reverse=True)
     if len(ranked) > 1:
-        from recall.rank import distinct
+        from recall.search.rank import distinct
 
         # The same text pasted into several sessions is one result, not many.
         ranked = distinct(ranked, lambda hits: _texts(db, hits), limit)
     ranked = ranked[:limit]
     _cut_snippets(db, ranked)
+    indexes = message_indexes(db, [(h.sid, h.position) for h in ranked])
     results = [
         Result(
             session_id=h.session_id,
@@ -290,8 +223,27 @@ def search(db: sqlite3.Connection, query: str, filters: Filters, limit: int = 10
             date=format_ts(h.ts),
             score=round(float(h.score), 4),
             snippet=h.snippet or "",
-            message_index=_message_index(db, h.sid, h.position),
+            message_index=index,
         )
-        for h in ranked
+        for h, index in zip(ranked, indexes, strict=True)
     ]
-    return SearchOutput(query=query, found=len(results), results=results)
+    return SearchOutput(query=query.text, found=len(results), results=results)
+
+
+def keyword_search(
+    db: sqlite3.Connection, query: Query, filters: Filters, limit: int
+) -> list[Result]:
+    """Keyword results; words that match nothing are retried as their nearest indexed term."""
+    from recall.search.typo import correct
+
+    out = search(db, query, filters, limit)
+    if out.found >= limit:
+        return out.results
+    fixed = correct(db, query.terms)
+    if fixed is None:
+        return out.results
+    seen = {(r.agent, r.session_id) for r in out.results}
+    extra = [
+        r for r in search(db, fixed, filters, limit).results if (r.agent, r.session_id) not in seen
+    ]
+    return (out.results + extra)[:limit]

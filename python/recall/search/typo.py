@@ -13,7 +13,7 @@ from __future__ import annotations
 import sqlite3
 import string
 
-from recall.query import parse_query
+from recall.search.query import Query, Term
 
 MAX_CANDIDATES = 5000
 
@@ -85,15 +85,18 @@ def closest(db: sqlite3.Connection, word: str) -> str | None:
     return best[3] if best else None
 
 
-def correct(db: sqlite3.Connection, query: str) -> str | None:
-    """`query` with each word that matches nothing replaced by its closest term, or None."""
+def correct(db: sqlite3.Connection, terms: list[Term]) -> Query | None:
+    """The query with each word that matches nothing replaced by its closest term, or None."""
     changed = False
-    words: list[str] = []
-    for term in parse_query(query):
+    fixed: list[Term] = []
+    for term in terms:
         text = term.text
         if not term.negated and not term.phrase and not term.prefix and not _has_hits(db, text):
-            fixed = closest(db, text)
-            if fixed and fixed != text.lower():
-                text, changed = fixed, True
-        words.append(("-" if term.negated else "") + text + ("*" if term.prefix else ""))
-    return " ".join(words) if changed else None
+            close = closest(db, text)
+            if close and close != text.lower():
+                text, changed = close, True
+        fixed.append(Term(text, phrase=term.phrase, prefix=term.prefix, negated=term.negated))
+    if not changed:
+        return None
+    shown = " ".join(("-" if t.negated else "") + t.text + ("*" if t.prefix else "") for t in fixed)
+    return Query(shown, fixed)

@@ -39,12 +39,30 @@ class Term(Record, frozen=True):
         return quoted + "*" if self.prefix else quoted
 
 
+class Query(Record, frozen=True):
+    """A query as every leg uses it: the text, scrubbed once, and its terms, parsed once."""
+
+    text: str
+    terms: list[Term]
+
+    def words(self) -> str:
+        """What BM25 scores against: the positive terms (an excluded `-term` must not
+        make a candidate containing it score higher)."""
+        return " ".join(t.text for t in self.terms if not t.negated)
+
+
+def parse(text: str) -> Query:
+    """The user's text as a `Query`. A non-UTF-8 argv arrives with lone surrogates,
+    which SQLite cannot bind: they become U+FFFD here, once."""
+    text = scrub(text)
+    return Query(text, parse_query(text))
+
+
 def parse_query(query: str) -> list[Term]:
-    """Split a user's query into terms (at most MAX_TERMS)."""
+    """Split a user's (scrubbed) query into terms (at most MAX_TERMS)."""
     terms: list[Term] = []
-    # SQLite would end the FTS5 string at a NUL, and cannot bind a lone surrogate
-    # (what a non-UTF-8 byte in argv becomes).
-    query = scrub(query).replace("\x00", " ")
+    # SQLite would end the FTS5 string at a NUL.
+    query = query.replace("\x00", " ")
     for m in _TOKEN.finditer(query):
         if m.group(2) is not None:
             text, phrase, negated = m.group(2).strip(), True, bool(m.group(1))

@@ -12,9 +12,9 @@ import math
 import time
 
 from recall import _accel
-from recall.rank import DEDUP_THRESHOLD
 from recall.record import replace
-from recall.search import HL_END, HL_START, Result
+from recall.search.rank import DEDUP_THRESHOLD
+from recall.search.results import Result, plain
 from recall.timeutil import parse_iso
 
 RRF_K = 60
@@ -66,10 +66,6 @@ def decay_factor(date: str | None, lam: float, now: float | None = None) -> floa
         return 1.0
     age_days = max(0.0, ((now or time.time()) - ts) / 86400.0)
     return math.exp(-lam * age_days)
-
-
-def plain(snippet: str) -> str:
-    return snippet.replace(HL_START, "").replace(HL_END, "")
 
 
 def fuse(

@@ -1,0 +1,41 @@
+"""What a search returns, whichever leg found it: filters in, results out."""
+
+from __future__ import annotations
+
+from recall.record import Record, field
+
+HL_START, HL_END = "\x02", "\x03"
+"""Highlight markers in snippets; the CLI renders them (bold on a terminal)."""
+MAX_LIMIT = 200
+
+
+class Filters(Record):
+    agents: list[str] = field(default_factory=list)
+    project: str | None = None
+    since: float | None = None
+    until: float | None = None
+
+
+class Result(Record):
+    session_id: str
+    agent: str
+    project: str | None
+    computer: str
+    title: str | None
+    date: str | None
+    score: float
+    snippet: str
+    source: str = "session"
+    message_index: int | None = None
+
+
+class SearchOutput(Record):
+    query: str
+    found: int
+    results: list[Result]
+    errors: list[dict[str, str]] = field(default_factory=list)
+
+
+def plain(snippet: str) -> str:
+    """A snippet without its highlight markers (JSON output, dedup)."""
+    return snippet.replace(HL_START, "").replace(HL_END, "")

@@ -1,0 +1,68 @@
+"""The SQL both search legs share: filters as a WHERE clause, message positions as indexes."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from recall.search.results import Filters
+
+
+def filter_sql(f: Filters, ts_expr: str) -> tuple[str, list[Any]]:
+    """` AND …` clauses over sessions `s` (and the timestamp `ts_expr`), with their args."""
+    clauses: list[str] = []
+    args: list[Any] = []
+    if f.agents:
+        clauses.append(f"s.agent IN ({','.join('?' * len(f.agents))})")
+        args.extend(f.agents)
+    if f.project:
+        clauses.append("s.project LIKE ? ESCAPE '\\'")
+        escaped = f.project.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        args.append(f"%{escaped}%")
+    if f.since is not None:
+        clauses.append(f"{ts_expr} >= ?")
+        args.append(f.since)
+    if f.until is not None:
+        clauses.append(f"{ts_expr} <= ?")
+        args.append(f.until)
+    return "".join(f" AND {c}" for c in clauses), args
+
+
+def _values(pairs: list[tuple[int, int]]) -> tuple[str, list[int]]:
+    return ",".join("(?, ?)" for _ in pairs), [x for pair in pairs for x in pair]
+
+
+def message_indexes(db: sqlite3.Connection, at: list[tuple[int, int | None]]) -> list[int | None]:
+    """For each `(session rowid, position)`, the message's index in its session, in one query.
+
+    Positions have gaps (rewinds delete rows), so the index is the number of
+    the session's messages before it. None for a None position (a title hit).
+    """
+    pairs = sorted({(s, p) for s, p in at if p is not None})
+    found: dict[tuple[int, int], int] = {}
+    if pairs:
+        values, args = _values(pairs)
+        rows = db.execute(
+            f"WITH want(sid, pos) AS (VALUES {values})"
+            " SELECT sid, pos, (SELECT count(*) FROM messages m"
+            " WHERE m.session = want.sid AND m.position < want.pos) FROM want",
+            args,
+        )
+        found = {(s, p): int(n) for s, p, n in rows}
+    return [None if p is None else found.get((s, p)) for s, p in at]
+
+
+def message_texts(db: sqlite3.Connection, at: list[tuple[int, int | None]]) -> list[str | None]:
+    """For each `(session rowid, position)`, that message's text, in one query."""
+    pairs = sorted({(s, p) for s, p in at if p is not None})
+    found: dict[tuple[int, int], str] = {}
+    if pairs:
+        values, args = _values(pairs)
+        rows = db.execute(
+            f"WITH want(sid, pos) AS (VALUES {values})"
+            " SELECT m.session, m.position, m.text FROM want"
+            " JOIN messages m ON m.session = want.sid AND m.position = want.pos",
+            args,
+        )
+        found = {(s, p): t for s, p, t in rows}
+    return [None if p is None else found.get((s, p)) for s, p in at]
