@@ -12,10 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from recall.ingest import store_part
+from recall.privacy.redaction import current
 from recall.store import migrations as migrations_module
 from recall.store import open_writer
 from recall.store.health import index_problems
-from recall.store.writer import apply_part
 from recall.types import ASSISTANT, USER, Message, SessionInfo, SessionPart
 
 
@@ -32,7 +33,7 @@ def _part(
 def _write(db_path: Path, *parts: SessionPart) -> None:
     with open_writer(db_path) as store, store.transaction() as db:
         for part in parts:
-            apply_part(db, part, "box", None)
+            store_part(db, part, "box", None, current())
 
 
 def _hits(db_path: Path, word: str) -> set[str]:

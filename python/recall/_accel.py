@@ -7,12 +7,12 @@ core (an error if it is missing); `python` forces the twin.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
 from recall import __version__
+from recall.config import core_wanted
 from recall.errors import ConfigError
 
 
@@ -51,9 +51,7 @@ def _twin_parse(*args: Any) -> Any:
 
 def _select() -> tuple[ModuleType, str, str]:
     """The core to use; the twin is imported only when chosen (hooks pay for imports)."""
-    wanted = os.environ.get("RECALL_IMPL", "auto").strip().lower() or "auto"
-    if wanted not in ("auto", "rust", "python"):
-        raise ConfigError(f"RECALL_IMPL must be auto, rust or python, not {wanted!r}")
+    wanted = core_wanted()
     if wanted == "python":
         return twin(), "python", "RECALL_IMPL=python"
     try:

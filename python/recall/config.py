@@ -5,9 +5,10 @@ Every `RECALL_*` environment variable is read here and nowhere else:
 - `RECALL_HOME`: one directory for the database, the config and the logs
   (overrides the platform's data and config directories).
 - `RECALL_COMPUTER`: the name this computer's results carry (default: hostname).
-- `RECALL_IMPL`: `auto`, `rust` or `python` (read by `recall._accel`).
-- `RECALL_TEST_DEFERRED_BEGIN`: test-only, read by `recall.store.db`; makes
-  writers unsafe on purpose so the load test can prove it notices.
+- `RECALL_IMPL`: `auto`, `rust` or `python` (`core_wanted`, for `recall._accel`).
+- `RECALL_TEST_DEFERRED_BEGIN`: test-only (`deferred_begin_for_tests`, for
+  `recall.store.db`); makes writers unsafe on purpose so the load test can
+  prove it notices.
 - `RECALL_MODEL_DIR`: a directory holding `model.onnx` and `tokenizer.json`
   to embed with (overrides `model_dir` in config).
 - `RECALL_EMBEDDING`: `local`, `none` or `openai` (overrides `embedding`).
@@ -17,6 +18,8 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 
@@ -179,6 +182,33 @@ def _hostname() -> str:
 
 
 # --- semantic search ---
+def core_wanted() -> str:
+    """`auto`, `rust` or `python`: which core `recall._accel` should load."""
+    wanted = os.environ.get("RECALL_IMPL", "auto").strip().lower() or "auto"
+    if wanted not in ("auto", "rust", "python"):
+        raise ConfigError(f"RECALL_IMPL must be auto, rust or python, not {wanted!r}")
+    return wanted
+
+
+def deferred_begin_for_tests() -> bool:
+    """Test-only: writers open deferred transactions, which the load test must catch."""
+    return os.environ.get("RECALL_TEST_DEFERRED_BEGIN") == "1"
+
+
+@contextmanager
+def home_at(path: Path) -> Iterator[None]:
+    """Point `RECALL_HOME` at `path` for the block (the demo's throwaway index)."""
+    previous = os.environ.get("RECALL_HOME")
+    os.environ["RECALL_HOME"] = str(path)
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop("RECALL_HOME", None)
+        else:
+            os.environ["RECALL_HOME"] = previous
+
+
 def embedding_provider() -> str:
     """`local`, `none` or `openai`: RECALL_EMBEDDING, else config (`auto` means local)."""
     value = (os.environ.get("RECALL_EMBEDDING") or load_config().embedding).strip().lower()

@@ -10,13 +10,25 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
-from recall.agents import ADAPTERS, Adapter
+from recall.agents import ADAPTERS, Adapter, adapter_for
 from recall.errors import UsageError
 
 MAX_PAYLOAD = 4 * 1024 * 1024
+"""Hook payloads are a few hundred bytes; a larger one is refused, not read on."""
+
+
+def payload_from(args: list[str]) -> dict[str, Any]:
+    """The hook's payload: a JSON argument (Codex `notify`) or standard input."""
+    in_argv = next((a for a in reversed(args) if a.lstrip().startswith("{")), None)
+    if in_argv is not None:
+        return read_payload(in_argv)
+    if sys.stdin is None or sys.stdin.isatty():
+        return read_payload("")
+    return read_payload(sys.stdin.buffer.read(MAX_PAYLOAD + 1))
 
 
 def read_payload(raw: str | bytes) -> dict[str, Any]:
@@ -38,10 +50,9 @@ def read_payload(raw: str | bytes) -> dict[str, Any]:
 def _guess_agent(payload: dict[str, Any], path: Path | None) -> str | None:
     if "thread-id" in payload or payload.get("type") == "agent-turn-complete":
         return "codex"
-    if path is not None:
-        for name, adapter in ADAPTERS.items():
-            if adapter.owns(path):
-                return name
+    adapter = adapter_for(path) if path is not None else None
+    if adapter is not None:
+        return adapter.name
     event = str(payload.get("hook_event_name", ""))
     if event in ("AfterAgent", "BeforeAgent"):
         return "gemini"

@@ -1,5 +1,10 @@
 """Reading a transcript into the store, incrementally: only bytes not yet indexed are parsed.
 
+This is where privacy meets the store: each session part is checked
+(`privacy.policy.refusal`: tombstones, exclusions, the ignore marker), a
+marked session is deleted (`privacy.forget`), and what is stored goes
+through the user's redactor, which the store writer is handed.
+
 Ingest is split in two so `sync` can batch: `prepare` stats, reads and parses a
 file without any lock; `commit` merges the result inside the caller's write
 transaction. Everything `commit` does is idempotent (messages are keyed), so
@@ -14,10 +19,20 @@ from pathlib import Path
 
 from recall.agents import Adapter
 from recall.digest import sha1_hex
+from recall.privacy import policy
+from recall.privacy.forget import MARKER, forget_marked
+from recall.privacy.redaction import current
 from recall.record import Record
 from recall.store import Store
-from recall.store.writer import TranscriptMark, apply_part, read_mark, write_mark
-from recall.types import Parsed
+from recall.store.writer import (
+    Redactor,
+    TranscriptMark,
+    apply_part,
+    clean_ids,
+    read_mark,
+    write_mark,
+)
+from recall.types import Parsed, SessionPart
 
 _HEAD_BYTES = 1024
 
@@ -38,11 +53,6 @@ def _head(data_start: bytes) -> str:
     return sha1_hex(data_start)
 
 
-def _whole_file(adapter: Adapter, path: Path) -> bool:
-    whole = getattr(adapter, "whole_file", None)
-    return not adapter.incremental or bool(whole and whole(path))
-
-
 def prepare(
     db: sqlite3.Connection, adapter: Adapter, path: Path, force: bool = False
 ) -> Job | None:
@@ -55,7 +65,7 @@ def prepare(
     mark = read_mark(db, key)
     if mark and not force and mark.size == st.st_size and mark.mtime_ns == st.st_mtime_ns:
         return None
-    whole = _whole_file(adapter, path)
+    whole = not adapter.incremental or adapter.whole_file(path)
     with open(path, "rb") as fh:
         prefix = fh.read(_HEAD_BYTES)
         offset, state, skipped = 0, {}, {}
@@ -88,15 +98,37 @@ def prepare(
     )
 
 
+def store_part(
+    db: sqlite3.Connection,
+    part: SessionPart,
+    computer: str,
+    transcript: str | None,
+    redactor: Redactor,
+) -> int | None:
+    """Store one session part unless privacy keeps it out; its rowid, or None when refused.
+
+    A part carrying the ignore marker also deletes what was indexed of its
+    session and leaves a tombstone.
+    """
+    clean_ids(part)
+    reason = policy.refusal(db, part)
+    if reason == MARKER:
+        forget_marked(db, part.info.session_id, part.info.agent)
+    if reason is not None:
+        return None
+    return apply_part(db, part, computer, transcript, redactor)
+
+
 def commit(db: sqlite3.Connection, job: Job, computer: str) -> list[str]:
     """Merge a prepared job inside the caller's transaction; returns the sessions touched."""
-    current = read_mark(db, job.path)
+    redactor = current()  # once per job: looking the settings up costs per call
+    mark = read_mark(db, job.path)
     for part in job.parsed.parts:
-        apply_part(db, part, computer, job.path)
+        store_part(db, part, computer, job.path, redactor)
     # Another process may have read further meanwhile; never move its mark back
     # unless this job re-read the file from the start (a rewrite or truncation).
-    if current is None or job.base == 0 or job.mark.offset >= current.offset:
-        write_mark(db, job.mark)
+    if mark is None or job.base == 0 or job.mark.offset >= mark.offset:
+        write_mark(db, job.mark, redactor)
     return [part.info.session_id for part in job.parsed.parts]
 
 
@@ -120,7 +152,8 @@ def resolve(path: str | os.PathLike[str]) -> Path:
 def ingest_bytes(store: Store, adapter: Adapter, data: bytes, computer: str) -> Parsed:
     """Parse and store a transcript that has no file (an import piped on stdin)."""
     parsed = adapter.parse(Path("-"), data, 0, {})
+    redactor = current()
     with store.transaction() as db:
         for part in parsed.parts:
-            apply_part(db, part, computer, None)
+            store_part(db, part, computer, None, redactor)
     return parsed

@@ -8,7 +8,6 @@ mirrors (agents delete old transcripts; recall's copy must outlive them).
 from __future__ import annotations
 
 import os
-import sys
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -130,10 +129,3 @@ def sync(
     report.sessions_touched = len(touched)
     report.missing = _mark_missing(store, {str(p) for _, p in files})
     return report
-
-
-def terminal_progress(done: int, total: int) -> None:
-    sys.stderr.write(f"\rIndexing transcripts {done}/{total}")
-    if done == total:
-        sys.stderr.write("\n")
-    sys.stderr.flush()

@@ -1,4 +1,4 @@
-"""Text every layer must be able to store: one rule for lone surrogates."""
+"""Text rules every layer shares: lone surrogates, one-line titles."""
 
 
 def scrub(text: str) -> str:
@@ -15,3 +15,12 @@ def scrub(text: str) -> str:
     except UnicodeEncodeError:
         return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
     return text
+
+
+def shorten(text: str, limit: int = 80) -> str:
+    """First line of `text`, cut at a word boundary to at most `limit` characters."""
+    line = " ".join(text.split())
+    if len(line) <= limit:
+        return line
+    cut = line[: limit - 1].rsplit(" ", 1)[0] or line[: limit - 1]
+    return cut + "…"

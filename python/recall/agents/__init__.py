@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from recall.agents.base import Adapter
 from recall.agents.claude import ClaudeAdapter
 from recall.agents.codex import CodexAdapter
@@ -18,6 +20,11 @@ IMPORT = JsonlImportAdapter()
 """The plain JSONL import format (`recall ingest --format jsonl`)."""
 
 
+def adapter_for(path: Path) -> Adapter | None:
+    """The agent whose transcript `path` looks like (the first adapter that owns it)."""
+    return next((a for a in ADAPTERS.values() if a.owns(path)), None)
+
+
 def adapter_named(name: str) -> Adapter:
     if name == IMPORT.name:
         return IMPORT
@@ -28,4 +35,4 @@ def adapter_named(name: str) -> Adapter:
         raise UsageError(f"unknown agent {name!r} (known: {known})") from None
 
 
-__all__ = ["ADAPTERS", "IMPORT", "Adapter", "adapter_named"]
+__all__ = ["ADAPTERS", "IMPORT", "Adapter", "adapter_for", "adapter_named"]

@@ -17,7 +17,7 @@ from recall.jsonlines import (
     load_json_document,
     text_of,
 )
-from recall.types import Parsed
+from recall.types import Origin, Parsed
 
 
 class Adapter(Protocol):
@@ -43,6 +43,15 @@ class Adapter(Protocol):
         """Whether `path` looks like this agent's transcript (for `ingest PATH`)."""
         ...
 
+    def whole_file(self, path: Path) -> bool:
+        """Whether `path` must be re-read from the start on every change (a JSON
+        document rather than JSONL); always true when the adapter is not incremental."""
+        ...
+
+    def origin(self, path: Path) -> Origin:
+        """What the path alone says: `(file_id, agent_id, parent, document)` (`_core.pyi`)."""
+        ...
+
     def parse(self, path: Path, data: bytes, offset: int, state: dict[str, Any]) -> Parsed:
         """Parse `data`: the file's bytes from `offset` on (all of it if not incremental).
 
@@ -51,15 +60,6 @@ class Adapter(Protocol):
         unreadable records are skipped and counted.
         """
         ...
-
-
-def shorten(text: str, limit: int = 80) -> str:
-    """First line of `text`, cut at a word boundary to at most `limit` characters."""
-    line = " ".join(text.split())
-    if len(line) <= limit:
-        return line
-    cut = line[: limit - 1].rsplit(" ", 1)[0] or line[: limit - 1]
-    return cut + "…"
 
 
 __all__ = [
@@ -72,6 +72,5 @@ __all__ = [
     "decode_json",
     "iter_json_lines",
     "load_json_document",
-    "shorten",
     "text_of",
 ]

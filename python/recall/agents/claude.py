@@ -98,6 +98,9 @@ class ClaudeAdapter:
                 return _looks_like_claude(raw)
         return False
 
+    def whole_file(self, path: Path) -> bool:
+        return False
+
     def origin(self, path: Path) -> Origin:
         """What the path says: stem, sub-agent id, parent session (2.1.x folders)."""
         agent_id, parent = _layout(path)

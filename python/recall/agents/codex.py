@@ -75,6 +75,9 @@ class CodexAdapter:
         except (OSError, ValueError):
             return False
 
+    def whole_file(self, path: Path) -> bool:
+        return False
+
     def origin(self, path: Path) -> Origin:
         """What the path says: the session id its file name ends with."""
         return (scrub(_session_id_from_name(path)), None, None, False)

@@ -17,6 +17,7 @@ from recall.types import (
     TITLE_USER_GIVEN,
     USER,
     Message,
+    Origin,
     Parsed,
     SessionInfo,
     SessionPart,
@@ -49,6 +50,13 @@ class JsonlImportAdapter:
 
     def owns(self, path: Path) -> bool:
         return False
+
+    def whole_file(self, path: Path) -> bool:
+        return True
+
+    def origin(self, path: Path) -> Origin:
+        """An import's path names no session: each line names its own."""
+        return ("", None, None, False)
 
     def parse(self, path: Path, data: bytes, offset: int, state: dict[str, Any]) -> Parsed:
         parsed = Parsed()

@@ -20,15 +20,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     parser = build_parser(argv[0] if argv else None)
     args = parser.parse_args(argv)
-    if args.version:
-        from recall import _accel
-
-        print(f"recall {__version__} ({_accel.IMPL} core: {_accel.IMPL_REASON})")
-        return 0
-    if args.command is None:
+    if args.command is None and not args.version:
         parser.print_help()
         return 2
     try:
+        if args.version:
+            from recall import _accel
+
+            print(f"recall {__version__} ({_accel.IMPL} core: {_accel.IMPL_REASON})")
+            return 0
         return int(args.run(args))
     except RecallError as exc:
         sys.stderr.write(f"recall: {exc}\n")

@@ -8,7 +8,6 @@ touched.
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +41,18 @@ def _embed_samples() -> str | None:
 def run(args: argparse.Namespace) -> int:
     import shutil  # here, not at the top: every hook imports this module to build the parser
     import tempfile
+
+    from recall.config import home_at
+
+    home = Path(tempfile.mkdtemp(prefix="recall-demo-"))
+    try:
+        with home_at(home):
+            return _run_demo(home, args)
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def _run_demo(home: Path, args: argparse.Namespace) -> int:
     from importlib import resources
 
     from recall.agents import ADAPTERS
@@ -50,36 +61,26 @@ def run(args: argparse.Namespace) -> int:
     from recall.ingest import ingest_path
     from recall.store import open_writer
 
-    home = Path(tempfile.mkdtemp(prefix="recall-demo-"))
-    previous = os.environ.get("RECALL_HOME")
-    os.environ["RECALL_HOME"] = str(home)
-    try:
-        samples = home / "transcripts"
-        samples.mkdir()
-        source = resources.files("recall") / "demo"
-        with open_writer() as store:
-            for name, agent in SAMPLES.items():
-                target = samples / name
-                target.write_bytes((source / name).read_bytes())
-                ingest_path(store, ADAPTERS[agent], target, computer_name())
-        agents = ", ".join(SAMPLES.values())
-        print(f"Indexed {len(SAMPLES)} sample sessions ({agents}) into a throwaway index.")
-        why_not = _embed_samples()
-        mode = ["--mode", "keyword"] if why_not else []
-        if why_not:
-            print(f"Keyword search only: semantic search is off ({why_not}).")
-        else:
-            print("Embedded them with the local model: searches are hybrid (keywords + meaning).")
-        for query in [" ".join(args.query)] if args.query else QUERIES:
-            print(f"\n$ recall search {query!r} --limit 3")
-            main(["search", query, "--limit", "3", *mode])
-        print("$ recall status")
-        main(["status"])
-        print("\nThat was a throwaway index. Index your own sessions with: recall sync")
-        return 0
-    finally:
-        if previous is None:
-            os.environ.pop("RECALL_HOME", None)
-        else:
-            os.environ["RECALL_HOME"] = previous
-        shutil.rmtree(home, ignore_errors=True)
+    samples = home / "transcripts"
+    samples.mkdir()
+    source = resources.files("recall") / "demo"
+    with open_writer() as store:
+        for name, agent in SAMPLES.items():
+            target = samples / name
+            target.write_bytes((source / name).read_bytes())
+            ingest_path(store, ADAPTERS[agent], target, computer_name())
+    agents = ", ".join(SAMPLES.values())
+    print(f"Indexed {len(SAMPLES)} sample sessions ({agents}) into a throwaway index.")
+    why_not = _embed_samples()
+    mode = ["--mode", "keyword"] if why_not else []
+    if why_not:
+        print(f"Keyword search only: semantic search is off ({why_not}).")
+    else:
+        print("Embedded them with the local model: searches are hybrid (keywords + meaning).")
+    for query in [" ".join(args.query)] if args.query else QUERIES:
+        print(f"\n$ recall search {query!r} --limit 3")
+        main(["search", query, "--limit", "3", *mode])
+    print("$ recall status")
+    main(["status"])
+    print("\nThat was a throwaway index. Index your own sessions with: recall sync")
+    return 0

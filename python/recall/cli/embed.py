@@ -20,15 +20,9 @@ def add_parser(subs: Any) -> None:
     p.set_defaults(run=run)
 
 
-def terminal_progress(done: int, total: int) -> None:
-    sys.stderr.write(f"\rEmbedding messages {done}/{total}")
-    if done >= total:
-        sys.stderr.write("\n")
-    sys.stderr.flush()
-
-
 def embed_now(quiet: bool, limit: int | None = None) -> Any:
     """Run the embedding job on the configured model; returns its report."""
+    from recall.cli.render import progress
     from recall.config import load_config
     from recall.semantic.embedjob import embed_pending
     from recall.semantic.provider import get_encoder
@@ -41,7 +35,7 @@ def embed_now(quiet: bool, limit: int | None = None) -> Any:
             store,
             encoder,
             load_config().embed_roles,
-            progress=terminal_progress if show else None,
+            progress=progress("Embedding messages") if show else None,
             limit=limit,
         )
 

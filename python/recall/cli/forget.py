@@ -29,54 +29,22 @@ def add_parser(subs: Any) -> None:
     p.set_defaults(run=run)
 
 
-def _targets(db: Any, args: argparse.Namespace) -> list[int]:
-    from recall.errors import NotFoundError, UsageError
-    from recall.privacy.forget import family
-    from recall.privacy.policy import project_matches
-    from recall.store.queries import resolve_session
-
-    if bool(args.session) == bool(args.project):
-        raise UsageError("give a SESSION or --project P (one of them)")
-    if args.session:
-        rowid = resolve_session(db, args.session, args.agent)
-        sid, agent = db.execute(
-            "SELECT session_id, agent FROM sessions WHERE id = ?", (rowid,)
-        ).fetchone()
-        return family(db, sid, agent)
-    only = " WHERE agent = ?" if args.agent else ""
-    rows = db.execute(
-        f"SELECT id, project FROM sessions{only}", (args.agent,) if args.agent else ()
-    )
-    found = [int(r) for r, project in rows if project and project_matches(project, [args.project])]
-    if not found:
-        raise NotFoundError(f"no indexed session belongs to project {args.project!r}")
-    return found
-
-
 def run(args: argparse.Namespace) -> int:
     from recall.cli.render import print_json
-    from recall.privacy.forget import Forgotten, compact, delete_sessions
-    from recall.privacy.policy import FORGET
+    from recall.errors import UsageError
+    from recall.privacy.forget import Forgotten, forget, session_ids, targets
     from recall.record import asdict
     from recall.store import open_writer
 
+    if bool(args.session) == bool(args.project):
+        raise UsageError("give a SESSION or --project P (one of them)")
     with open_writer() as store:
-        rowids = _targets(store.conn, args)
+        rowids = targets(store.conn, args.session, args.agent, args.project)
         if args.dry_run:
-            names = [
-                r[0]
-                for r in store.conn.execute(
-                    f"SELECT session_id FROM sessions WHERE id IN ({','.join('?' * len(rowids))})"
-                    " ORDER BY session_id",
-                    rowids,
-                )
-            ]
-            done = Forgotten(sessions=names, messages=0)
+            done = Forgotten(sessions=session_ids(store.conn, rowids), messages=0)
         else:
-            store.conn.execute("PRAGMA secure_delete=ON")
-            with store.transaction() as db:
-                done = delete_sessions(db, rowids, FORGET)
-            if not compact(store):
+            done, wal_emptied = forget(store, rowids)
+            if not wal_emptied:
                 sys.stderr.write(
                     "recall: warning: another process is reading the index, so its WAL could"
                     " not be emptied yet; run `recall redact --rescan` when it is done\n"

@@ -80,19 +80,12 @@ def run_hook(event: str, paths: list[str], agent: str | None) -> int:
 
 def _hook(event: str, paths: list[str], agent: str | None) -> None:
     from recall.config import computer_name
-    from recall.hooks import read_payload, transcripts_from_payload
+    from recall.hooks import payload_from, transcripts_from_payload
     from recall.ingest import ingest_path
     from recall.log import log
     from recall.store import open_writer
 
-    argv_payload = next((p for p in reversed(paths) if p.lstrip().startswith("{")), None)
-    if argv_payload is not None:
-        raw: str | bytes = argv_payload
-    elif sys.stdin is None or sys.stdin.isatty():
-        raw = ""
-    else:
-        raw = sys.stdin.buffer.read(4 * 1024 * 1024 + 1)
-    payload = read_payload(raw)
+    payload = payload_from(paths)
     targets = transcripts_from_payload(payload, agent)
     with open_writer() as store:
         for adapter, path in targets:
@@ -103,7 +96,7 @@ def _hook(event: str, paths: list[str], agent: str | None) -> None:
 
 
 def _run_paths(args: argparse.Namespace) -> int:
-    from recall.agents import ADAPTERS, IMPORT, Adapter, adapter_named
+    from recall.agents import ADAPTERS, IMPORT, Adapter, adapter_for, adapter_named
     from recall.config import computer_name
     from recall.errors import NotFoundError, UsageError
     from recall.ingest import ingest_bytes, ingest_path, resolve
@@ -154,7 +147,7 @@ def _run_paths(args: argparse.Namespace) -> int:
                             seen[p] = a
                     candidates = [(a, p) for p, a in seen.items()]
             else:
-                chosen = adapter or next((a for a in ADAPTERS.values() if a.owns(path)), None)
+                chosen = adapter or adapter_for(path)
                 if chosen is None:
                     raise UsageError(f"cannot tell which agent wrote {target}; pass --agent")
                 candidates = [(chosen, path)]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from typing import Any
 
 BOLD, RESET = "\x1b[1m", "\x1b[0m"
@@ -20,6 +21,18 @@ def highlight(snippet: str, color: bool) -> str:
 
     start, end = (BOLD, RESET) if color else ("**", "**")
     return " ".join(snippet.replace(HL_START, start).replace(HL_END, end).split())
+
+
+def progress(label: str) -> Callable[[int, int], None]:
+    """A progress callback that rewrites one stderr line: `label done/total`."""
+
+    def show(done: int, total: int) -> None:
+        sys.stderr.write(f"\r{label} {done}/{total}")
+        if done >= total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+    return show
 
 
 def to_json(obj: Any) -> str:

@@ -35,11 +35,12 @@ def summary_line(report: Any) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from recall.agents import ADAPTERS
+    from recall.cli.render import progress
     from recall.config import computer_name
     from recall.errors import UsageError
     from recall.store import open_reader, open_writer
     from recall.store.queries import stats
-    from recall.sync import roots_for, sync, terminal_progress
+    from recall.sync import roots_for, sync
 
     for agent in args.agent:
         if agent not in ADAPTERS:
@@ -50,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
             store,
             computer_name(),
             agents=args.agent or None,
-            progress=terminal_progress if show_progress else None,
+            progress=progress("Indexing transcripts") if show_progress else None,
             force=args.force,
         )
     if not args.quiet:

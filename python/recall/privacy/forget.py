@@ -1,5 +1,8 @@
 """Deleting for real: sessions, their FTS entries, and every copy in the database file.
 
+This module owns tombstones (the `forgotten` table) and every step of
+`recall forget`: finding the sessions, deleting them, compacting the file.
+
 Deleting rows is not enough to forget: FTS5 keeps deleted terms in its
 segments until they merge, SQLite leaves freed cells on free pages, and the
 WAL holds old page images. `compact` therefore merges (or rebuilds) the FTS
@@ -12,9 +15,17 @@ from __future__ import annotations
 import sqlite3
 import time
 
+from recall.errors import NotFoundError
+from recall.privacy.projects import project_matches
 from recall.record import Record
 from recall.store import Store
 from recall.store.locking import write_lock
+from recall.store.queries import resolve_session
+
+FORGET = "forget"
+"""Tombstone reason: `recall forget`."""
+MARKER = "marker"
+"""Tombstone reason: a user message carried the ignore marker."""
 
 FTS_TABLES = ("messages_fts", "sessions_fts")
 """External-content FTS5 indexes over conversation text; other issues add theirs here."""
@@ -40,10 +51,69 @@ def family(db: sqlite3.Connection, session_id: str, agent: str) -> list[int]:
     ]
 
 
+def is_forgotten(db: sqlite3.Connection, session_id: str, agent: str) -> bool:
+    row = db.execute(
+        "SELECT 1 FROM forgotten WHERE session_id = ? AND agent = ?", (session_id, agent)
+    ).fetchone()
+    return row is not None
+
+
+def record_tombstone(db: sqlite3.Connection, session_id: str, agent: str, reason: str) -> None:
+    db.execute(
+        "INSERT OR REPLACE INTO forgotten(session_id, agent, reason, forgotten_at)"
+        " VALUES (?, ?, ?, ?)",
+        (session_id, agent, reason, time.time()),
+    )
+
+
+def targets(
+    db: sqlite3.Connection, session: str | None, agent: str | None, project: str | None
+) -> list[int]:
+    """Row ids `recall forget` means: a session (a unique id prefix) with its sub-agents,
+    or every session of a project (a directory or glob, directories below it too)."""
+    if session:
+        rowid = resolve_session(db, session, agent)
+        sid, owner = db.execute(
+            "SELECT session_id, agent FROM sessions WHERE id = ?", (rowid,)
+        ).fetchone()
+        return family(db, sid, owner)
+    only = " WHERE agent = ?" if agent else ""
+    rows = db.execute(f"SELECT id, project FROM sessions{only}", (agent,) if agent else ())
+    found = [int(r) for r, p in rows if p and project and project_matches(p, [project])]
+    if not found:
+        raise NotFoundError(f"no indexed session belongs to project {project!r}")
+    return found
+
+
+def session_ids(db: sqlite3.Connection, rowids: list[int]) -> list[str]:
+    """The session ids of `rowids`, sorted (what a dry run lists)."""
+    marks = ",".join("?" * len(rowids))
+    sql = f"SELECT session_id FROM sessions WHERE id IN ({marks}) ORDER BY session_id"
+    return [r[0] for r in db.execute(sql, rowids)]
+
+
+def forget(store: Store, rowids: list[int]) -> tuple[Forgotten, bool]:
+    """Delete `rowids` for good, with tombstones, and compact the file.
+
+    Returns what was forgotten and whether the WAL could be emptied (a
+    reader holding it open leaves old frames until the next compaction).
+    """
+    store.conn.execute("PRAGMA secure_delete=ON")
+    with store.transaction() as db:
+        done = delete_sessions(db, rowids, FORGET)
+    return done, compact(store)
+
+
+def forget_marked(db: sqlite3.Connection, session_id: str, agent: str) -> None:
+    """Delete what is indexed of a session whose new turns carry the ignore marker, and
+    leave a tombstone even when nothing was indexed yet (inside the caller's transaction)."""
+    db.execute("PRAGMA secure_delete=ON")
+    delete_sessions(db, family(db, session_id, agent), MARKER)
+    record_tombstone(db, session_id, agent, MARKER)
+
+
 def delete_sessions(db: sqlite3.Connection, rowids: list[int], reason: str) -> Forgotten:
     """Delete sessions and their messages and leave a tombstone for each (in a transaction)."""
-    from recall.privacy.policy import record_tombstone
-
     done = Forgotten(sessions=[], messages=0)
     for rowid in rowids:
         row = db.execute("SELECT session_id, agent FROM sessions WHERE id = ?", (rowid,)).fetchone()

@@ -1,13 +1,13 @@
 """What must never be indexed: excluded projects, marked sessions, forgotten sessions.
 
-Three controls, checked by the store writer before a session part is stored:
+Three controls, checked by `recall.ingest` before a session part is stored:
 
 - `[privacy] exclude_projects`: globs over project directories. A project
   matches when the glob matches its directory or any directory above it, so
   `~/clients/*` keeps out every project under each client.
 - the ignore marker (`recall:ignore` unless configured): a user message that
   contains it, in any case, keeps its whole session out; if the session was
-  already indexed it is deleted.
+  already indexed, ingest deletes it (`forget.forget_marked`).
 - tombstones (`forgotten` table, migration `m003_privacy`): `recall forget`
   and the marker record the session id and agent (nothing else), so neither
   a hook nor `sync --force` brings a forgotten session back.
@@ -15,35 +15,15 @@ Three controls, checked by the store writer before a session part is stored:
 
 from __future__ import annotations
 
-import os
 import sqlite3
-import time
-from fnmatch import fnmatchcase
-from pathlib import PurePath
 
 from recall.config import PrivacyConfig, load_config
+from recall.privacy.forget import FORGET, MARKER, is_forgotten
+from recall.privacy.projects import project_matches
 from recall.types import USER, SessionPart
 
-MARKER = "marker"
 EXCLUDED = "excluded"
-FORGET = "forget"
-
-
-def _expand(glob: str) -> str:
-    return os.path.expanduser(glob).rstrip("/\\") or "/"
-
-
-def project_matches(project: str, globs: list[str]) -> bool:
-    """Whether `project` or a directory above it matches one of `globs`."""
-    if not project or not globs:
-        return False
-    patterns = [_expand(g) for g in globs]
-    path = PurePath(project)
-    for candidate in (path, *path.parents):
-        text = str(candidate)
-        if any(fnmatchcase(text, p) for p in patterns):
-            return True
-    return False
+"""Kept out by `exclude_projects` (no tombstone: removing the glob brings it back)."""
 
 
 def has_marker(part: SessionPart, marker: str) -> bool:
@@ -54,21 +34,6 @@ def has_marker(part: SessionPart, marker: str) -> bool:
     return any(m.role == USER and needle in m.text.casefold() for m in part.messages)
 
 
-def is_forgotten(db: sqlite3.Connection, session_id: str, agent: str) -> bool:
-    row = db.execute(
-        "SELECT 1 FROM forgotten WHERE session_id = ? AND agent = ?", (session_id, agent)
-    ).fetchone()
-    return row is not None
-
-
-def record_tombstone(db: sqlite3.Connection, session_id: str, agent: str, reason: str) -> None:
-    db.execute(
-        "INSERT OR REPLACE INTO forgotten(session_id, agent, reason, forgotten_at)"
-        " VALUES (?, ?, ?, ?)",
-        (session_id, agent, reason, time.time()),
-    )
-
-
 def settings() -> PrivacyConfig:
     return load_config().privacy
 
@@ -76,8 +41,9 @@ def settings() -> PrivacyConfig:
 def refusal(db: sqlite3.Connection, part: SessionPart) -> str | None:
     """Why `part` must not be stored (a reason constant), or None to store it.
 
-    A marker found here also deletes the session if it was already indexed
-    and leaves a tombstone, so the turns after the marked one stay out too.
+    A decision only: for `MARKER` the caller also deletes what was already
+    indexed of the session and leaves a tombstone (`forget.forget_marked`), so
+    the turns after the marked one stay out too.
     """
     info = part.info
     if is_forgotten(db, info.session_id, info.agent):
@@ -95,10 +61,5 @@ def refusal(db: sqlite3.Connection, part: SessionPart) -> str | None:
     if project and project_matches(project, policy.exclude_projects):
         return EXCLUDED
     if has_marker(part, policy.ignore_marker):
-        from recall.privacy.forget import delete_sessions, family
-
-        db.execute("PRAGMA secure_delete=ON")
-        delete_sessions(db, family(db, info.session_id, info.agent), MARKER)
-        record_tombstone(db, info.session_id, info.agent, MARKER)
         return MARKER
     return None

@@ -16,7 +16,8 @@ import sqlite3
 
 from recall import config
 from recall.privacy import policy
-from recall.privacy.forget import compact, delete_sessions
+from recall.privacy.forget import MARKER, compact, delete_sessions
+from recall.privacy.projects import project_matches
 from recall.privacy.redaction import Redactor
 from recall.record import Record
 from recall.store import Store
@@ -81,19 +82,19 @@ def _privacy(db: sqlite3.Connection, report: RescanReport) -> None:
     doomed: dict[int, str] = {}
     if settings.exclude_projects:
         for rowid, project in db.execute("SELECT id, project FROM sessions"):
-            if project and policy.project_matches(project, settings.exclude_projects):
+            if project and project_matches(project, settings.exclude_projects):
                 doomed[rowid] = policy.EXCLUDED
     if settings.ignore_marker:
         needle = settings.ignore_marker.casefold()
         for rowid, text in db.execute("SELECT session, text FROM messages WHERE role = 'user'"):
             if needle in text.casefold():
-                doomed.setdefault(rowid, policy.MARKER)
+                doomed.setdefault(rowid, MARKER)
                 for (child,) in db.execute(
                     "SELECT c.id FROM sessions c JOIN sessions p ON c.parent_session_id ="
                     " p.session_id AND c.agent = p.agent WHERE p.id = ?",
                     (rowid,),
                 ):
-                    doomed.setdefault(child, policy.MARKER)
+                    doomed.setdefault(child, MARKER)
     for rowid, reason in doomed.items():
         if reason == policy.EXCLUDED:
             # Excluded by config, not forgotten: removing the glob and running

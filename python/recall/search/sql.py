@@ -28,41 +28,47 @@ def filter_sql(f: Filters, ts_expr: str) -> tuple[str, list[Any]]:
     return "".join(f" AND {c}" for c in clauses), args
 
 
-def _values(pairs: list[tuple[int, int]]) -> tuple[str, list[int]]:
-    return ",".join("(?, ?)" for _ in pairs), [x for pair in pairs for x in pair]
+def _per_message(
+    db: sqlite3.Connection, at: list[tuple[int, int | None]], select: str
+) -> list[Any]:
+    """One value per `(session rowid, position)` from one query; None for a None position.
+
+    `select` reads from `want(sid, pos)`, the distinct pairs, and returns
+    `(sid, pos, value)` rows.
+    """
+    pairs = sorted({(s, p) for s, p in at if p is not None})
+    found: dict[tuple[int, int], Any] = {}
+    if pairs:
+        values = ",".join("(?, ?)" for _ in pairs)
+        args = [x for pair in pairs for x in pair]
+        rows = db.execute(f"WITH want(sid, pos) AS (VALUES {values}) {select}", args)
+        found = {(s, p): value for s, p, value in rows}
+    return [None if p is None else found.get((s, p)) for s, p in at]
 
 
-def message_indexes(db: sqlite3.Connection, at: list[tuple[int, int | None]]) -> list[int | None]:
-    """For each `(session rowid, position)`, the message's index in its session, in one query.
+def message_indexes(
+    db: sqlite3.Connection, at: list[tuple[int, int | None]]
+) -> list[int | None]:
+    """For each `(session rowid, position)`, the message's index in its session.
 
     Positions have gaps (rewinds delete rows), so the index is the number of
     the session's messages before it. None for a None position (a title hit).
     """
-    pairs = sorted({(s, p) for s, p in at if p is not None})
-    found: dict[tuple[int, int], int] = {}
-    if pairs:
-        values, args = _values(pairs)
-        rows = db.execute(
-            f"WITH want(sid, pos) AS (VALUES {values})"
-            " SELECT sid, pos, (SELECT count(*) FROM messages m"
-            " WHERE m.session = want.sid AND m.position < want.pos) FROM want",
-            args,
-        )
-        found = {(s, p): int(n) for s, p, n in rows}
-    return [None if p is None else found.get((s, p)) for s, p in at]
+    return _per_message(
+        db,
+        at,
+        "SELECT sid, pos, (SELECT count(*) FROM messages m"
+        " WHERE m.session = want.sid AND m.position < want.pos) FROM want",
+    )
 
 
-def message_texts(db: sqlite3.Connection, at: list[tuple[int, int | None]]) -> list[str | None]:
-    """For each `(session rowid, position)`, that message's text, in one query."""
-    pairs = sorted({(s, p) for s, p in at if p is not None})
-    found: dict[tuple[int, int], str] = {}
-    if pairs:
-        values, args = _values(pairs)
-        rows = db.execute(
-            f"WITH want(sid, pos) AS (VALUES {values})"
-            " SELECT m.session, m.position, m.text FROM want"
-            " JOIN messages m ON m.session = want.sid AND m.position = want.pos",
-            args,
-        )
-        found = {(s, p): t for s, p, t in rows}
-    return [None if p is None else found.get((s, p)) for s, p in at]
+def message_texts(
+    db: sqlite3.Connection, at: list[tuple[int, int | None]]
+) -> list[str | None]:
+    """For each `(session rowid, position)`, that message's text."""
+    return _per_message(
+        db,
+        at,
+        "SELECT m.session, m.position, m.text FROM want"
+        " JOIN messages m ON m.session = want.sid AND m.position = want.pos",
+    )

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from recall import config
+from recall.config import deferred_begin_for_tests
 from recall.errors import StoreError
 from recall.store.locking import write_lock
 from recall.store.migrations import latest, migrate
@@ -21,7 +21,7 @@ BUSY_TIMEOUT_MS = 60_000
 # otherwise serialise writers and hide the mistake: the way a naive SQLite
 # writer behaves. tests/test_load.py sets it to prove the load test notices
 # such a regression ("database is locked", lost turns). Never set it for use.
-_DEFERRED_FOR_TESTS = os.environ.get("RECALL_TEST_DEFERRED_BEGIN") == "1"
+_DEFERRED_FOR_TESTS = deferred_begin_for_tests()
 
 
 def _connect(target: str, uri: bool) -> sqlite3.Connection:

@@ -1,17 +1,34 @@
-"""Writing mirrors: idempotent upserts of sessions and messages from a parse."""
+"""Writing mirrors: idempotent upserts of sessions and messages from a parse.
+
+The writer stores what it is handed. Privacy is decided above it, by
+`recall.ingest` (refusals, marker deletions), which also hands it the
+`Redactor` every stored text goes through: the store imports neither
+`privacy` nor `agents`.
+"""
 
 from __future__ import annotations
 
 import json
 import sqlite3
 import time
-from typing import Any
+from typing import Any, Protocol
 
-from recall.agents.base import shorten
 from recall.record import Record, field, replace
-from recall.textutil import scrub
+from recall.textutil import scrub, shorten
 from recall.timeutil import parse_iso
 from recall.types import TITLE_FIRST_PROMPT, USER, Message, SessionInfo, SessionPart
+
+
+class Redactor(Protocol):
+    """What the writer needs of `recall.privacy.redaction.Redactor`."""
+
+    def redact(self, text: str) -> str:
+        """`text` with secrets replaced and lone surrogates made U+FFFD."""
+        ...
+
+    def redact_json(self, value: Any) -> Any:
+        """`value` with every string inside it redacted."""
+        ...
 
 
 class TranscriptMark(Record):
@@ -47,14 +64,9 @@ def read_mark(db: sqlite3.Connection, path: str) -> TranscriptMark | None:
     )
 
 
-def _clean_state(state: dict[str, Any]) -> Any:
-    """An adapter's resume state can hold text (a pending title, project metadata)."""
-    from recall.privacy.redaction import current
-
-    return current().redact_json(state)
-
-
-def write_mark(db: sqlite3.Connection, mark: TranscriptMark) -> None:
+def write_mark(db: sqlite3.Connection, mark: TranscriptMark, redactor: Redactor) -> None:
+    """Record how far `mark.path` is read; the adapter's resume state can hold text (a
+    pending title, project metadata), so it is redacted too."""
     db.execute(
         """INSERT INTO transcripts(path, agent, size, mtime_ns, head, offset, state, skipped,
                                    indexed_at, missing)
@@ -70,37 +82,47 @@ def write_mark(db: sqlite3.Connection, mark: TranscriptMark) -> None:
             mark.mtime_ns,
             mark.head,
             mark.offset,
-            json.dumps(_clean_state(mark.state)),
+            json.dumps(redactor.redact_json(mark.state)),
             json.dumps(mark.skipped),
             time.time(),
         ),
     )
 
 
-def storable(text: str) -> str:
-    """Text as it may enter the index: secrets redacted (docs/privacy.md), and lone
-    surrogates made U+FFFD, since SQLite stores UTF-8 and one bad character would
-    fail a whole transaction. Identifiers (session ids, keys) only get `scrub`."""
-    from recall.privacy.redaction import current
-
-    return current().redact(text)
-
-
-def _clean_info(info: SessionInfo) -> SessionInfo:
-    return replace(
+def clean_ids(part: SessionPart) -> SessionPart:
+    """`part` with its session ids made storable, in place: lone surrogates (from a
+    non-UTF-8 file name or a cut escape) become U+FFFD. Ids are scrubbed, never
+    redacted; the privacy checks and the writer both see these ids."""
+    info = part.info
+    part.info = replace(
         info,
         session_id=scrub(info.session_id),
         parent_session_id=scrub(info.parent_session_id) if info.parent_session_id else None,
-        project=storable(info.project) if info.project else info.project,
-        title=storable(info.title) if info.title else info.title,
-        metadata={scrub(k): storable(str(v)) for k, v in info.metadata.items()},
+    )
+    return part
+
+
+def _clean_info(info: SessionInfo, redact: Redactor) -> SessionInfo:
+    """Text as it may enter the index: secrets redacted (docs/privacy.md), and lone
+    surrogates made U+FFFD, since SQLite stores UTF-8 and one bad character would
+    fail a whole transaction."""
+    clean = redact.redact
+    return replace(
+        info,
+        project=clean(info.project) if info.project else info.project,
+        title=clean(info.title) if info.title else info.title,
+        metadata={scrub(k): clean(str(v)) for k, v in info.metadata.items()},
     )
 
 
 def _upsert_session(
-    db: sqlite3.Connection, info: SessionInfo, computer: str, transcript: str | None
+    db: sqlite3.Connection,
+    info: SessionInfo,
+    computer: str,
+    transcript: str | None,
+    redactor: Redactor,
 ) -> int:
-    info = _clean_info(info)
+    info = _clean_info(info, redactor)
     now = time.time()
     row = db.execute(
         "SELECT id, title_rank, metadata FROM sessions WHERE session_id = ? AND agent = ?",
@@ -208,11 +230,9 @@ def _split_repeats(rows: list[Row]) -> tuple[list[Row], list[Row]]:
 
 
 def _insert_messages(
-    db: sqlite3.Connection, session: int, agent: str, messages: list[Message]
+    db: sqlite3.Connection, session: int, agent: str, messages: list[Message], redactor: Redactor
 ) -> None:
-    from recall.privacy.redaction import current
-
-    redact = current().redact  # once per part: looking the settings up costs per call
+    redact = redactor.redact
     rows = [
         (session, scrub(m.key), m.role, redact(m.text), parse_iso(m.timestamp), agent)
         for m in messages
@@ -258,26 +278,21 @@ def _refresh_summary(db: sqlite3.Connection, session: int) -> None:
 
 
 def apply_part(
-    db: sqlite3.Connection, part: SessionPart, computer: str, transcript: str | None
-) -> int | None:
-    """Merge one session's share of a parse into the store; returns the session's rowid,
-    or None when privacy settings keep the session out (docs/privacy.md)."""
-    from recall.privacy.policy import refusal
+    db: sqlite3.Connection,
+    part: SessionPart,
+    computer: str,
+    transcript: str | None,
+    redactor: Redactor,
+) -> int:
+    """Merge one session's share of a parse into the store; returns the session's rowid.
 
-    part.info = replace(
-        part.info,
-        session_id=scrub(part.info.session_id),
-        parent_session_id=scrub(part.info.parent_session_id)
-        if part.info.parent_session_id
-        else None,
-    )
-    if refusal(db, part) is not None:
-        return None
-    session = _upsert_session(db, part.info, computer, transcript)
+    `part` has been through `clean_ids` and the privacy checks (`recall.ingest`).
+    """
+    session = _upsert_session(db, part.info, computer, transcript, redactor)
     if part.replace:
         db.execute("DELETE FROM messages WHERE session = ?", (session,))
     for key in part.rewinds:
         _rewind(db, session, key)
-    _insert_messages(db, session, part.info.agent, part.messages)
+    _insert_messages(db, session, part.info.agent, part.messages, redactor)
     _refresh_summary(db, session)
     return session
