@@ -32,7 +32,8 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT.parent / "shared" / "eval" / "longmemeval" / "longmemeval_s_dev100.jsonl.gz"
+SHARED = Path(os.environ.get("RECALL_SHARED", ROOT.parent / "shared"))
+DATA = SHARED / "eval" / "longmemeval" / "longmemeval_s_dev100.jsonl.gz"
 KS = (1, 3, 5, 10)
 MODES = ("keyword", "semantic", "hybrid")
 

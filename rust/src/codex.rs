@@ -10,8 +10,8 @@ use crate::jsonlines::for_each_object;
 use crate::lazyjson::{Obj, Spec, Val, LEAF};
 use crate::pytext::strip;
 use crate::records::{
-    opt_value, state_str, truthy, Message, Parsed, SessionInfo, SessionPart, State, ASSISTANT,
-    SKIP_BAD_SHAPE, SKIP_UNKNOWN, TITLE_USER_GIVEN, USER,
+    carried_sid, opt_value, state_str, truthy, Message, Parsed, SessionInfo, SessionPart, State,
+    ASSISTANT, SKIP_BAD_SHAPE, SKIP_UNKNOWN, TITLE_USER_GIVEN, USER,
 };
 use crate::transcript::Origin;
 use serde_json::{Map, Value};
@@ -67,12 +67,7 @@ impl Run<'_> {
     }
 
     fn sid(&mut self) -> String {
-        if let Some(Value::String(s)) = self.st.get("sid") {
-            return s.clone();
-        }
-        let sid = self.origin.file_id.clone();
-        self.st.insert("sid".into(), Value::String(sid.clone()));
-        sid
+        carried_sid(&mut self.st, &self.origin.file_id)
     }
 
     fn record(&mut self, off: usize, obj: &Obj<'_>, parsed: &mut Parsed) {

@@ -11,8 +11,8 @@ use crate::lazyjson::{Obj, Spec, Val, LEAF};
 use crate::pystamp::number_stamp;
 use crate::pytext::nonblank;
 use crate::records::{
-    opt_value, state_str, truthy, Message, Parsed, SessionInfo, SessionPart, State, ASSISTANT,
-    SKIP_BAD_SHAPE, SKIP_UNKNOWN, TITLE_AGENT_SUMMARY, USER,
+    carried_sid, opt_value, state_str, truthy, Message, Parsed, SessionInfo, SessionPart, State,
+    ASSISTANT, SKIP_BAD_SHAPE, SKIP_UNKNOWN, TITLE_AGENT_SUMMARY, USER,
 };
 use crate::transcript::Origin;
 use indexmap::IndexMap;
@@ -112,12 +112,7 @@ impl<'o> Run<'o> {
     }
 
     fn sid(&mut self) -> String {
-        if let Some(Value::String(s)) = self.st.get("sid") {
-            return s.clone();
-        }
-        let sid = self.origin.file_id.clone();
-        self.st.insert("sid".into(), Value::String(sid.clone()));
-        sid
+        carried_sid(&mut self.st, &self.origin.file_id)
     }
 
     fn key(&mut self, msg_id: &str) -> String {

@@ -22,6 +22,16 @@ pub const TITLE_USER_GIVEN: i64 = 3;
 /// The state an adapter carries from one parse of a file to the next.
 pub type State = Map<String, Value>;
 
+/// The session id a parse carries in its state (`"sid"`), set from the file's
+/// own id the first time; later parses of the file keep whatever the records said.
+pub fn carried_sid(st: &mut State, file_id: &str) -> String {
+    if let Some(Value::String(s)) = st.get("sid") {
+        return s.clone();
+    }
+    st.insert("sid".into(), Value::String(file_id.to_owned()));
+    file_id.to_owned()
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Message {
     pub key: String,

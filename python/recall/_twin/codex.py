@@ -18,7 +18,7 @@ import json
 from typing import Any
 
 from recall._twin.codex_text import message_texts, parent_of, sval, user_text
-from recall._twin.records import Origin
+from recall._twin.records import Origin, carried_sid
 from recall.jsonlines import SKIP_BAD_SHAPE, SKIP_UNKNOWN, iter_json_lines, text_of
 from recall.recordtypes import CODEX_ENVELOPES as ENVELOPES
 from recall.textutil import scrub
@@ -74,10 +74,7 @@ class _Run:
         self.title_changed = False
 
     def sid(self) -> str:
-        sid = self.st.get("sid")
-        if not isinstance(sid, str):
-            sid = self.st["sid"] = self.file_id
-        return sid
+        return carried_sid(self.st, self.file_id)
 
     def record(self, off: int, obj: dict[str, Any]) -> None:
         kind = obj.get("type")

@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from recall._twin.gemini_text import model_text, user_text
-from recall._twin.records import Origin
+from recall._twin.records import Origin, carried_sid
 from recall.jsonlines import SKIP_BAD_SHAPE, SKIP_UNKNOWN, iter_json_lines, load_json_document
 from recall.textutil import scrub
 from recall.types import (
@@ -74,10 +74,7 @@ class _Run:
         self.title_changed = False
 
     def sid(self) -> str:
-        sid = self.st.get("sid")
-        if not isinstance(sid, str):
-            sid = self.st["sid"] = self.origin[0]
-        return sid
+        return carried_sid(self.st, self.origin[0])
 
     def key(self, msg_id: str) -> str:
         return f"{self.sid()}#{msg_id}"

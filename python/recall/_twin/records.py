@@ -46,4 +46,13 @@ def flatten(parsed: Parsed) -> ParseResult:
     return parts, parsed.offset, parsed.state, list(parsed.skipped.items())
 
 
-__all__ = ["Origin", "ParseResult", "PartTuple", "flatten"]
+def carried_sid(state: dict[str, Any], file_id: str) -> str:
+    """The session id a parse carries in its state (`"sid"`), set from the file's own
+    id the first time; later parses of the file keep whatever the records said."""
+    sid = state.get("sid")
+    if not isinstance(sid, str):
+        sid = state["sid"] = file_id
+    return sid
+
+
+__all__ = ["Origin", "ParseResult", "PartTuple", "carried_sid", "flatten"]

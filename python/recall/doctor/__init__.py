@@ -7,54 +7,21 @@ it in `CHECKS`; the CLI, the JSON output and the exit status follow.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from pathlib import Path
-from typing import Any
+from recall.doctor.findings import FAIL, OK, SKIP, WARN, Check, CheckFn, Context
+from recall.doctor.hook_checks import check_hooks
+from recall.doctor.store_checks import (
+    check_database,
+    check_indexes,
+    check_lock,
+    check_log,
+    check_model,
+    check_sqlite,
+)
 
-from recall.record import Record, field
-
-OK, WARN, FAIL, SKIP = "ok", "warn", "fail", "skip"
-
-
-class Check(Record):
-    name: str
-    status: str
-    """ok, warn (worth knowing, recall still works), fail (something is broken) or skip."""
-    summary: str
-    fix: str | None = None
-    """What the user should do, when there is something to do."""
-    details: list[str] = field(default_factory=list)
-    repairable: bool = False
-    """`recall doctor --fix` can repair this on its own."""
-
-
-class Context(Record):
-    db: Path
-    home: Path
-    """The user's home directory, where the agents keep their settings."""
-    memo: dict[str, Any] = field(default_factory=dict)
-    """Results several checks share (the integrity check is read once)."""
-
-    @property
-    def lock(self) -> Path:
-        return self.db.with_name(self.db.name + ".lock")
-
-
-CheckFn = Callable[[Context], Check]
-
+__all__ = ["FAIL", "OK", "SKIP", "WARN", "Check", "CheckFn", "Context", "checks", "repair", "run"]
 
 def checks() -> list[CheckFn]:
     """Every check, in the order they are shown."""
-    from recall.doctor.hook_checks import check_hooks
-    from recall.doctor.store_checks import (
-        check_database,
-        check_indexes,
-        check_lock,
-        check_log,
-        check_model,
-        check_sqlite,
-    )
-
     return [
         check_sqlite,
         check_database,

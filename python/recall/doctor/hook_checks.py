@@ -16,7 +16,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from recall.doctor import FAIL, OK, SKIP, WARN, Check, Context
+from recall.doctor.findings import FAIL, OK, SKIP, WARN, Check, Context
 from recall.record import Record
 
 _RECALL_HOOK = re.compile(r"\brecall\b.*\bingest\b.*--event|-m recall ingest .*--event")

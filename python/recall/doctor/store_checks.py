@@ -8,7 +8,7 @@ import sys
 import time
 from datetime import datetime
 
-from recall.doctor import FAIL, OK, SKIP, WARN, Check, Context
+from recall.doctor.findings import FAIL, OK, SKIP, WARN, Check, Context
 from recall.errors import StoreError
 from recall.store.health import IndexHealth, check_index
 from recall.store.locking import lock_is_free, read_holder

@@ -19,7 +19,7 @@ BUSY_TIMEOUT_MS = 60_000
 # TEST-ONLY. RECALL_TEST_DEFERRED_BEGIN=1 makes write transactions start with a
 # plain (deferred) BEGIN and skip the cross-process write lock, which would
 # otherwise serialise writers and hide the mistake: the way a naive SQLite
-# writer behaves. tests/test_load.py sets it to prove the load test notices
+# writer behaves. tests/store/test_load.py sets it to prove the load test notices
 # such a regression ("database is locked", lost turns). Never set it for use.
 _DEFERRED_FOR_TESTS = deferred_begin_for_tests()
 

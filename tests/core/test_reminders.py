@@ -1,4 +1,4 @@
-"""Both cores agree: the Rust `_core` and the pure-Python twin give identical results."""
+"""`<system-reminder>` stripping: both cores give the expected text, and each other's."""
 
 from __future__ import annotations
 
@@ -9,20 +9,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fixtext import fixture_strings
-from recall import _accel
+from parity import RUST, TWIN, needs_rust
 
-TWIN = _accel.twin()
-
-try:
-    from recall import _core  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover - the CI always builds it
-    _core = None
-
-needs_rust = pytest.mark.skipif(_core is None, reason="Rust core not built")
-CORES = [pytest.param(TWIN, id="python"), pytest.param(_core, id="rust", marks=needs_rust)]
+pytestmark = [pytest.mark.parity, needs_rust]
 
 
-@pytest.mark.parametrize("core", CORES)
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
@@ -63,7 +54,6 @@ pieces = st.sampled_from(
 )
 
 
-@needs_rust
 @given(
     st.lists(
         st.one_of(pieces, st.text(max_size=8), st.text(st.characters(categories=["Cs"]))),
@@ -71,41 +61,19 @@ pieces = st.sampled_from(
     ).map("".join)
 )
 def test_cores_agree_on_generated_text(text: str) -> None:
-    assert _core.strip_reminders(text) == TWIN.strip_reminders(text)
+    assert RUST.strip_reminders(text) == TWIN.strip_reminders(text)
 
 
-@needs_rust
 def test_cores_agree_on_every_fixture_string(transcripts: Path) -> None:
     """Every string inside every shared transcript strips identically in both cores."""
     strings = fixture_strings(transcripts)
     assert len(strings) > 1000
     assert any("<system-reminder>" in s for s in strings)
     for s in strings:
-        assert _core.strip_reminders(s) == TWIN.strip_reminders(s)
+        assert RUST.strip_reminders(s) == TWIN.strip_reminders(s)
 
 
-@needs_rust
 def test_core_version_matches_package() -> None:
     from recall import __version__
 
-    assert _core.__version__ == __version__
-
-
-def test_selector_reports_its_choice() -> None:
-    assert _accel.IMPL in ("rust", "python")
-    assert _accel.IMPL_REASON
-    assert _accel.strip_reminders is _accel.core.strip_reminders
-
-
-def test_selector_rejects_unknown_impl(monkeypatch: pytest.MonkeyPatch) -> None:
-    from recall.errors import ConfigError
-
-    monkeypatch.setenv("RECALL_IMPL", "fortran")
-    with pytest.raises(ConfigError, match="RECALL_IMPL"):
-        _accel._select()
-
-
-def test_selector_python_forced(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("RECALL_IMPL", "python")
-    module, name, reason = _accel._select()
-    assert module is TWIN and name == "python" and "RECALL_IMPL" in reason
+    assert RUST.__version__ == __version__

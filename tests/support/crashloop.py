@@ -35,7 +35,7 @@ from recall.store.health import index_problems
 from recall.store.locking import lock_is_free, read_holder
 from recall.store.queries import load_mirror
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 import corpus
 
 COMPUTER = "testbox"
@@ -51,6 +51,9 @@ class World:
     files: list[tuple[str, Path]] = field(default_factory=list)
     references: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)
     grown: int = 0
+    embedding: str = "none"
+    """`RECALL_EMBEDDING` for every process: pinned, so the machine's model never
+    decides what a load or crash run does (the crash loop embeds: "local")."""
 
     @property
     def db(self) -> Path:
@@ -66,13 +69,14 @@ class World:
             "HOME": str(self.home),
             "RECALL_HOME": str(self.recall_home),
             "RECALL_COMPUTER": COMPUTER,
+            "RECALL_EMBEDDING": self.embedding,
         }
 
 
-def make_world(root: Path, sessions: int, seed: int) -> World:
+def make_world(root: Path, sessions: int, seed: int, embedding: str = "none") -> World:
     home = root / "home"
     manifest = corpus.generate(home, sessions=sessions, seed=seed, jobs=1)
-    world = World(home, root / "recall", root / "scratch", random.Random(seed))
+    world = World(home, root / "recall", root / "scratch", random.Random(seed), embedding=embedding)
     world.files = [(s["agent"], home / s["path"]) for s in manifest["sessions_index"]]
     return world
 

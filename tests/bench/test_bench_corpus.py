@@ -11,7 +11,7 @@ import pytest
 
 from clihelp import call, call_json, run
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 import corpus
 
 

@@ -12,19 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fixtext import fixture_strings
-from recall import _accel
+from parity import RUST, TWIN, needs_rust
 from recall._twin import redact as twin_redact
 from secretcorpus import secrets
 
-TWIN = _accel.twin()
-
-try:
-    from recall import _core  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover - the CI always builds it
-    _core = None
-
-needs_rust = pytest.mark.skipif(_core is None, reason="Rust core not built")
-CORES = [pytest.param(TWIN, id="python"), pytest.param(_core, id="rust", marks=needs_rust)]
+pytestmark = [pytest.mark.parity, needs_rust]
 RNG = random.Random(11)
 AN = string.ascii_letters + string.digits
 
@@ -119,7 +111,6 @@ def test_every_rule_has_an_example() -> None:
     assert sorted(EXAMPLES) == sorted(_rule_ids())
 
 
-@pytest.mark.parametrize("core", CORES)
 @pytest.mark.parametrize("rule_id", sorted(EXAMPLES))
 def test_every_rule_fires_on_its_shape(core: object, rule_id: str) -> None:
     rule = next(x for x in twin_redact.rules() if x.id == rule_id)
@@ -211,20 +202,18 @@ TEXT = st.lists(
 ).map("".join)
 
 
-@needs_rust
 @settings(max_examples=400, deadline=None)
 @given(TEXT)
 def test_cores_agree_on_generated_text(text: str) -> None:
-    assert _core.secret_spans(text) == TWIN.secret_spans(text)
-    assert _core.redact(text) == TWIN.redact(text)
+    assert RUST.secret_spans(text) == TWIN.secret_spans(text)
+    assert RUST.redact(text) == TWIN.redact(text)
 
 
-@needs_rust
 def test_cores_agree_on_every_fixture_string(transcripts: Path) -> None:
     strings = list(fixture_strings(transcripts))
     assert len(strings) > 1000
     for s in strings:
-        assert _core.redact(s) == TWIN.redact(s)
+        assert RUST.redact(s) == TWIN.redact(s)
 
 
 @settings(max_examples=200, deadline=None)

@@ -149,6 +149,7 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0 and out.startswith("recall 0.1.0")
 
 
+@pytest.mark.needs_model
 def test_demo_runs_without_touching_the_users_index(
     recall_home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -208,7 +209,7 @@ def test_import_jsonl_from_stdin_is_idempotent(capsys: pytest.CaptureFixture[str
 def test_every_command_is_documented_in_the_readme() -> None:
     import argparse
 
-    from conftest import REPO
+    from paths import REPO
     from recall.cli.parser import build_parser
 
     readme = (REPO / "README.md").read_text(encoding="utf-8")
@@ -221,7 +222,7 @@ def test_example_config_is_valid_when_uncommented(tmp_path: Path) -> None:
     import re
     import tomllib
 
-    from conftest import REPO
+    from paths import REPO
     from recall.config import Config
     from recall.record import convert
 

@@ -9,8 +9,15 @@ import pytest
 
 from clihelp import call, call_json
 from recall import config
-from secretcorpus import agent_files, claude_transcript, secrets, write_jsonl
-from test_privacy_secrets import db_bytes, leaks, write_config
+from secretcorpus import (
+    agent_files,
+    claude_transcript,
+    db_bytes,
+    leaks,
+    secrets,
+    write_config,
+    write_jsonl,
+)
 
 SECRETS = secrets()
 CLAUDE_ID = "11111111-2222-4333-8444-555555555555"
@@ -228,7 +235,7 @@ def test_rescan_applies_new_exclusions(
 
 
 def test_project_glob_matching() -> None:
-    from recall.privacy.policy import project_matches
+    from recall.privacy.projects import project_matches
 
     assert project_matches("/home/me/clients/acme/api", ["/home/me/clients/*"])
     assert project_matches("/home/me/secret", ["/home/me/secret/"])

@@ -42,11 +42,12 @@ def _calibrate(w: World) -> tuple[float, dict[str, float]]:
     return startup, took
 
 
+@pytest.mark.needs_model
 def test_kills_at_random_points_never_corrupt_and_sync_restores_everything(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     seed = int(os.environ.get("RECALL_KILL_SEED", random.randrange(1 << 30)))
-    w = make_world(tmp_path, sessions=SESSIONS, seed=seed)
+    w = make_world(tmp_path, sessions=SESSIONS, seed=seed, embedding="local")
     startup, took = _calibrate(w)
     tally = Tally()
     names = list(KILL_LIST)

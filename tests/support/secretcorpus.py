@@ -15,6 +15,8 @@ from pathlib import Path
 
 import msgspec
 
+from recall import config
+
 ALNUM = string.ascii_letters + string.digits
 UPPER_NUM = string.ascii_uppercase + string.digits
 URLSAFE = ALNUM + "-_"
@@ -237,3 +239,29 @@ def agent_files(root: Path, items: list[Secret]) -> dict[str, Path]:
     gemini = root / ".gemini" / "tmp" / "app" / "chats" / "session-2026-01-02T10-00-gem00001.jsonl"
     gemini_transcript(gemini, "gem00001-0000-4000-8000-000000000001", items)
     return {"claude": claude, "codex": codex, "gemini": gemini}
+
+
+def write_config(home: Path, text: str) -> None:
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text(text, encoding="utf-8")
+    config._load.cache_clear()
+
+
+def db_bytes(home: Path) -> bytes:
+    """The database file and its WAL, lowercased (FTS keeps tokens in lower case)."""
+    data = b""
+    for name in ("recall.db", "recall.db-wal"):
+        path = home / name
+        if path.exists():
+            data += path.read_bytes()
+    return data.lower()
+
+
+def leaks(blob: str | bytes, items: list[Secret]) -> list[str]:
+    """Kinds of secret whose value, or any 12+ character token of it, appears in `blob`."""
+    low = blob.lower() if isinstance(blob, str) else blob.decode("utf-8", "replace")
+    found = []
+    for s in items:
+        if s.needle.lower() in low or any(t in low for t in tokens(s.needle)):
+            found.append(s.kind)
+    return found

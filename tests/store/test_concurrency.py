@@ -44,7 +44,7 @@ def _hook(home: Path, agent: str, path: Path) -> subprocess.Popen[bytes]:
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        env={**os.environ, "RECALL_HOME": str(home)},
+        env={**os.environ, "RECALL_HOME": str(home), "RECALL_EMBEDDING": "none"},
     )
     assert proc.stdin is not None
     proc.stdin.write(payload)

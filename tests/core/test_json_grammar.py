@@ -15,17 +15,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from recall import _accel
-from test_parse_parity import both
+from parity import TWIN, both, needs_rust
 
-TWIN = _accel.twin()
-
-try:
-    from recall import _core  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover - the CI always builds it
-    _core = None
-
-pytestmark = pytest.mark.skipif(_core is None, reason="Rust core not built")
+pytestmark = [pytest.mark.parity, needs_rust]
 
 ORIGIN = ("s", None, None, False)
 EXAMPLES = int(os.environ.get("RECALL_PARITY_EXAMPLES", "150"))

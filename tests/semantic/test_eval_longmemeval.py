@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, SHARED
+from paths import REPO, SHARED
 
 DATA = SHARED / "eval" / "longmemeval" / "longmemeval_s_dev100.jsonl.gz"
 
@@ -33,6 +33,7 @@ def test_official_metric_definitions() -> None:
     assert m["ndcg_any@1"] == 0.0
 
 
+@pytest.mark.needs_model
 def test_two_questions_through_recall(
     tmp_path: Path, recall_home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

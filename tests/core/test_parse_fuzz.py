@@ -12,18 +12,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from recall import _accel
-from test_parse_parity import both, in_pieces
+from parity import both, in_pieces, needs_rust
 from transcript_strategies import AGENT_LINES, ORIGINS, gemini_document, transcript
 
-TWIN = _accel.twin()
-
-try:
-    from recall import _core  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover - the CI always builds it
-    _core = None
-
-pytestmark = pytest.mark.skipif(_core is None, reason="Rust core not built")
+pytestmark = [pytest.mark.parity, needs_rust]
 
 EXAMPLES = int(os.environ.get("RECALL_PARITY_EXAMPLES", "150"))
 fuzz = settings(
@@ -90,4 +82,3 @@ def test_gemini_epoch_timestamps_agree() -> None:
         data = b'{"id":"u1","type":"user","content":"hi","timestamp":%s}\n' % value.encode()
         parts, _, _, _ = both("gemini", data, 0, {}, ("s", None, None, False))
         assert parts and parts[0][8][0][2] == "hi"
-    assert TWIN.parse_transcript is not None

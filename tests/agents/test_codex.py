@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
+from agenthelp import Store, apply, pairs, parse_whole
 from recall.agents.base import SKIP_BAD_SHAPE, SKIP_BROKEN, SKIP_UNKNOWN
 from recall.agents.codex import CodexAdapter
-from recall.types import TITLE_USER_GIVEN, Parsed, SessionPart
+from recall.types import TITLE_USER_GIVEN, Parsed
 
 CODEX = CodexAdapter()
-Store = dict[str, dict[str, tuple[str, str, str | None]]]
 
 
 def fixture(transcripts: Path, rel: str) -> Path:
@@ -25,31 +25,11 @@ def fixture(transcripts: Path, rel: str) -> Path:
 
 
 def parse(path: Path, data: bytes | None = None) -> Parsed:
-    raw = path.read_bytes() if data is None else data
-    return CODEX.parse(path, raw, 0, {})
-
-
-def pairs(parsed: Parsed) -> list[tuple[str, str]]:
-    return [(m.role, m.text) for part in parsed.parts for m in part.messages]
+    return parse_whole(CODEX, path, data)
 
 
 def count(parsed: Parsed, role: str, text: str) -> int:
     return pairs(parsed).count((role, text))
-
-
-def apply(store: Store, parts: list[SessionPart]) -> None:
-    """What the store does with parts: replace, then rewinds, then upsert by key in order."""
-    for part in parts:
-        msgs = store.setdefault(part.info.session_id, {})
-        if part.replace:
-            msgs.clear()
-        for key in part.rewinds:
-            if key in msgs:
-                keys = list(msgs)
-                for k in keys[keys.index(key) :]:
-                    del msgs[k]
-        for m in part.messages:
-            msgs[m.key] = (m.role, m.text, m.timestamp)
 
 
 def piecewise(path: Path, data: bytes, cuts: list[int]) -> tuple[dict[str, Any], int, list[Any]]:

@@ -14,7 +14,7 @@ import pytest
 
 from clihelp import call, call_json
 from recall import config
-from secretcorpus import Secret, agent_files, secrets, tokens
+from secretcorpus import agent_files, db_bytes, leaks, secrets, tokens, write_config
 
 SECRETS = secrets()
 
@@ -22,32 +22,6 @@ SECRETS = secrets()
 @pytest.fixture(autouse=True)
 def _fresh_config() -> None:
     config._load.cache_clear()
-
-
-def write_config(home: Path, text: str) -> None:
-    home.mkdir(parents=True, exist_ok=True)
-    (home / "config.toml").write_text(text, encoding="utf-8")
-    config._load.cache_clear()
-
-
-def db_bytes(home: Path) -> bytes:
-    """The database file and its WAL, lowercased (FTS keeps tokens in lower case)."""
-    data = b""
-    for name in ("recall.db", "recall.db-wal"):
-        path = home / name
-        if path.exists():
-            data += path.read_bytes()
-    return data.lower()
-
-
-def leaks(blob: str | bytes, items: list[Secret]) -> list[str]:
-    """Kinds of secret whose value, or any 12+ character token of it, appears in `blob`."""
-    low = blob.lower() if isinstance(blob, str) else blob.decode("utf-8", "replace")
-    found = []
-    for s in items:
-        if s.needle.lower() in low or any(t in low for t in tokens(s.needle)):
-            found.append(s.kind)
-    return found
 
 
 @pytest.fixture

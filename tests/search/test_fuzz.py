@@ -165,7 +165,7 @@ def test_any_query_parses_to_valid_fts5(fts: sqlite3.Connection, query: str) -> 
 
 @pytest.fixture(scope="module")
 def index(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from conftest import TRANSCRIPTS
+    from paths import TRANSCRIPTS
 
     db = tmp_path_factory.mktemp("fuzz-index") / "recall.db"
     with open_writer(db) as store:
@@ -197,7 +197,7 @@ SAMPLES = {
 @st.composite
 def mangled(draw: st.DrawFn, agent: str) -> bytes:
     """A real transcript of `agent`, cut, spliced, duplicated and byte-flipped."""
-    from conftest import TRANSCRIPTS
+    from paths import TRANSCRIPTS
 
     lines = (TRANSCRIPTS / SAMPLES[agent]).read_bytes().splitlines(keepends=True)
     start = draw(st.integers(0, len(lines) - 1))
@@ -291,7 +291,7 @@ def test_a_transcript_read_while_it_grows_equals_one_read_wherever_the_cuts_fall
     agent: str, tmp_path: Path
 ) -> None:
     """Hooks read files mid-write: any byte cuts (mid-line too) give what one whole read gives."""
-    from conftest import TRANSCRIPTS
+    from paths import TRANSCRIPTS
 
     adapter = ADAPTERS[agent]
     name = "session-fuzz.jsonl" if agent == "gemini" else "rollout-fuzz.jsonl"

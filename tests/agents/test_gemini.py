@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
+from agenthelp import Store, apply, pairs, parse_whole
 from recall.agents.base import SKIP_BAD_SHAPE, SKIP_BROKEN
 from recall.agents.gemini import GeminiAdapter
-from recall.types import TITLE_AGENT_SUMMARY, Parsed, SessionPart
+from recall.types import TITLE_AGENT_SUMMARY, Parsed
 
 GEMINI = GeminiAdapter()
-Store = dict[str, dict[str, tuple[str, str, str | None]]]
 
 
 def fixture(transcripts: Path, rel: str) -> Path:
@@ -26,27 +26,7 @@ def fixture(transcripts: Path, rel: str) -> Path:
 
 
 def parse(path: Path, data: bytes | None = None) -> Parsed:
-    raw = path.read_bytes() if data is None else data
-    return GEMINI.parse(path, raw, 0, {})
-
-
-def pairs(parsed: Parsed) -> list[tuple[str, str]]:
-    return [(m.role, m.text) for part in parsed.parts for m in part.messages]
-
-
-def apply(store: Store, parts: list[SessionPart]) -> None:
-    """What the store does with parts: replace, then rewinds, then upsert by key in order."""
-    for part in parts:
-        msgs = store.setdefault(part.info.session_id, {})
-        if part.replace:
-            msgs.clear()
-        for key in part.rewinds:
-            if key in msgs:
-                keys = list(msgs)
-                for k in keys[keys.index(key) :]:
-                    del msgs[k]
-        for m in part.messages:
-            msgs[m.key] = (m.role, m.text, m.timestamp)
+    return parse_whole(GEMINI, path, data)
 
 
 def line_ends(data: bytes) -> list[int]:
@@ -248,15 +228,21 @@ def key(mid: str) -> str:
     return f"{SID}#{mid}"
 
 
+REWOUND = (
+    META,
+    user("m1", "Pick a database"),
+    model("m2", "Postgres."),
+    user("m3", "Why not Mongo?"),
+    model("m4", "Joins."),
+    {"$rewindTo": "m3"},
+    user("m5", "Why Postgres?"),
+)
+"""A chat whose user rewinds to "Why not Mongo?" and asks again."""
+
+
 def test_rewind_within_one_parse(tmp_path: Path) -> None:
     data = jsonl(
-        META,
-        user("m1", "Pick a database"),
-        model("m2", "Postgres."),
-        user("m3", "Why not Mongo?"),
-        model("m4", "Joins."),
-        {"$rewindTo": "m3"},
-        user("m5", "Why Postgres?"),
+        *REWOUND,
         model("m6", "Transactions."),
     )
     parsed = parse(chat_path(tmp_path), data)
@@ -272,13 +258,7 @@ def test_rewind_within_one_parse(tmp_path: Path) -> None:
 def test_rewind_across_parses_goes_to_the_store(tmp_path: Path) -> None:
     path = chat_path(tmp_path)
     data = jsonl(
-        META,
-        user("m1", "Pick a database"),
-        model("m2", "Postgres."),
-        user("m3", "Why not Mongo?"),
-        model("m4", "Joins."),
-        {"$rewindTo": "m3"},
-        user("m5", "Why Postgres?"),
+        *REWOUND,
     )
     cut = line_ends(data)[4]
     first = GEMINI.parse(path, data[:cut], 0, {})

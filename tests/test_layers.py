@@ -1,0 +1,148 @@
+"""The house rules of `python/recall` (docs/architecture.md, "Layers"), checked on its source.
+
+Every import counts, at the top of a module or inside a function: a lazy
+import is still a dependency. A keyword search is also run in a fresh
+process to prove `recall.semantic` stays unloaded.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from clihelp import call
+from paths import REPO
+
+PACKAGE = REPO / "python" / "recall"
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+NATIVE = "recall._core"
+"""The Rust extension: a built library, not a source file, but imported like one."""
+
+
+def _imports(path: Path, top_level_only: bool = False) -> set[str]:
+    """The `recall…` modules `path` imports (packages as themselves)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    nodes = tree.body if top_level_only else list(ast.walk(tree))
+    out: set[str] = set()
+    for node in nodes:
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("recall"):
+            for alias in node.names:
+                full = f"{node.module}.{alias.name}"
+                out.add(full if full in MODULES or full == NATIVE else node.module)
+        elif isinstance(node, ast.Import):
+            out.update(a.name for a in node.names if a.name.startswith("recall"))
+    return out
+
+
+def _importers(prefix: str) -> dict[str, set[str]]:
+    """Each module and the imports of it that start with `prefix`."""
+    found = {}
+    for name, path in MODULES.items():
+        hits = {i for i in _imports(path) if i == prefix or i.startswith(prefix + ".")}
+        if hits:
+            found[name] = hits
+    return found
+
+
+def test_the_source_tree_was_found() -> None:
+    assert "recall.store.writer" in MODULES and "recall.search.keyword" in MODULES
+
+
+def test_the_store_imports_neither_privacy_nor_agents() -> None:
+    for layer in ("recall.privacy", "recall.agents"):
+        users = {m for m in _importers(layer) if m.startswith("recall.store")}
+        assert not users, f"store modules importing {layer}: {sorted(users)}"
+
+
+def test_only_accel_imports_the_twin() -> None:
+    users = {m for m in _importers("recall._twin") if not m.startswith("recall._twin")}
+    assert users == {"recall._accel"}
+
+
+def test_only_accel_imports_the_native_core() -> None:
+    users = set(_importers(NATIVE))
+    assert users == {"recall._accel"}
+
+
+def test_search_loads_semantic_only_inside_the_mode_choice() -> None:
+    """Keyword search modules never import `recall.semantic`; `modes` does so in a function."""
+    for name, path in MODULES.items():
+        if not name.startswith("recall.search"):
+            continue
+        top = {i for i in _imports(path, top_level_only=True) if i.startswith("recall.semantic")}
+        assert not top, f"{name} imports {sorted(top)} at load time"
+        if name != "recall.search.modes":
+            lazy = {i for i in _imports(path) if i.startswith("recall.semantic")}
+            assert not lazy, f"{name} imports {sorted(lazy)}"
+
+
+def test_no_import_loop_between_modules() -> None:
+    """Modules import each other in one direction (counting imports inside functions)."""
+    graph = {m: {i for i in _imports(p) if i in MODULES and i != m} for m, p in MODULES.items()}
+    state: dict[str, int] = {}
+
+    def visit(node: str, trail: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                loop = [*trail[trail.index(nxt) :], nxt] if nxt in trail else [node, nxt]
+                pytest.fail("import loop: " + " -> ".join(loop))
+            if nxt not in state:
+                visit(nxt, [*trail, nxt])
+        state[node] = 2
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [module])
+
+
+def test_every_folder_says_what_it_owns() -> None:
+    for init in PACKAGE.rglob("__init__.py"):
+        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
+        assert doc, f"{init.relative_to(REPO)} has no docstring saying what the folder owns"
+
+
+def _loaded_after(argv: list[str], env: dict[str, str]) -> list[str]:
+    probe = (
+        "import sys, runpy\n"
+        "sys.argv = ['recall', *sys.argv[1:]]\n"
+        "try:\n    runpy.run_module('recall', run_name='__main__')\n"
+        "except SystemExit:\n    pass\n"
+        "print(' '.join(sorted(m for m in sys.modules if m.startswith('recall.'))))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, *argv],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        timeout=120,
+        check=False,
+    )
+    return done.stdout.split()
+
+
+def test_a_keyword_search_never_enters_semantic(
+    recall_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = tmp_path / "chat.jsonl"
+    src.write_text('{"session": "s1", "role": "user", "text": "kafka retry budget"}\n')
+    assert call(capsys, "ingest", "--format", "jsonl", str(src))[0] == 0
+    loaded = _loaded_after(["search", "kafka", "--mode", "keyword"], {})
+    assert "recall.search.keyword" in loaded  # the probe saw a real search
+    assert not [m for m in loaded if m.startswith("recall.semantic")], loaded
+    (recall_home / "config.toml").write_text('embedding = "none"\n')
+    loaded = _loaded_after(["search", "kafka"], {})
+    assert "recall.search.keyword" in loaded
+    assert not [m for m in loaded if m.startswith("recall.semantic")], loaded
