@@ -19,6 +19,9 @@ RECALL_IMPL=rust "$PY" -m pytest -q -p no:cacheprovider
 step "pytest with the pure-Python core (parity tests ran above)"
 RECALL_IMPL=python "$PY" -m pytest -q -p no:cacheprovider -m "not parity"
 
+step "install paths: native wheel, pure wheel, pipx from source without cargo; the model in one step"
+bash scripts/install_check.sh
+
 step "cargo test"
 cargo test --quiet
 
@@ -26,8 +29,8 @@ step "fuzz: rank, reminders, adapters, search queries (bounded: 36 s plus start-
 "$PY" fuzz/run.py --seconds 36
 
 step "linters"
-"$PY" -m ruff check python tests bench fuzz
-"$PY" -m ruff format --check python tests bench fuzz
+"$PY" -m ruff check python tests bench fuzz packaging
+"$PY" -m ruff format --check python tests bench fuzz packaging
 "$PY" -m mypy
 "$PY" -m mypy.stubtest recall._core
 cargo fmt --check

@@ -49,6 +49,9 @@ def _twin_parse(*args: Any) -> Any:
     return parse_transcript(*args)
 
 
+NO_CORE = "this install has no Rust core (built without cargo, or the pure wheel)"
+
+
 def _select() -> tuple[ModuleType, str, str]:
     """The core to use; the twin is imported only when chosen (hooks pay for imports)."""
     wanted = core_wanted()
@@ -59,7 +62,7 @@ def _select() -> tuple[ModuleType, str, str]:
     except ImportError as exc:
         if wanted == "rust":
             raise ConfigError(f"RECALL_IMPL=rust but the Rust core is not built: {exc}") from exc
-        return twin(), "python", "Rust core not built"
+        return twin(), "python", NO_CORE
     if _core.__version__ != __version__:
         reason = f"Rust core {_core.__version__} does not match recall {__version__}"
         if wanted == "rust":

@@ -291,7 +291,7 @@ def test_a_missing_model_is_a_warning_that_says_how_to_get_it(
     assert code == 0
     assert checks["model"]["status"] == "warn"
     assert "semantic search is off" in checks["model"]["summary"]
-    assert "recall model download" in checks["model"]["fix"]
+    assert "recall model install" in checks["model"]["fix"]
 
 
 def test_keywords_only_by_choice_is_not_a_problem(

