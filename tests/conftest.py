@@ -20,7 +20,18 @@ from types import ModuleType
 
 import pytest
 
-from paths import HOOKS, TRANSCRIPTS
+from paths import HOOKS, SHARED, TRANSCRIPTS
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """The suite reads real transcripts from the shared fixtures: say where they were looked
+    for, rather than run with zero fixtures."""
+    if not TRANSCRIPTS.is_dir() or not HOOKS.is_dir():
+        pytest.exit(
+            f"the shared fixtures are not at {SHARED} (fixtures/transcripts, fixtures/hooks):"
+            " put the shared/ folder beside this checkout, or set RECALL_SHARED to it",
+            returncode=4,
+        )
 
 
 @pytest.fixture(autouse=True)
