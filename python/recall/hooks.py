@@ -19,6 +19,9 @@ from recall.errors import UsageError
 
 MAX_PAYLOAD = 4 * 1024 * 1024
 """Hook payloads are a few hundred bytes; a larger one is refused, not read on."""
+STDIN_WAIT_S = 2.0
+"""How long a hook waits for its payload to finish arriving: an agent writes it at once,
+so a stdin that stays open longer is not a payload, and the agent must not wait on it."""
 
 
 def payload_from(args: list[str]) -> dict[str, Any]:
@@ -28,7 +31,35 @@ def payload_from(args: list[str]) -> dict[str, Any]:
         return read_payload(in_argv)
     if sys.stdin is None or sys.stdin.isatty():
         return read_payload("")
-    return read_payload(sys.stdin.buffer.read(MAX_PAYLOAD + 1))
+    return read_payload(read_stdin(MAX_PAYLOAD + 1, STDIN_WAIT_S))
+
+
+def read_stdin(limit: int, timeout: float) -> bytes:
+    """At most `limit` bytes of standard input, up to its end, within `timeout` seconds.
+
+    Reads the descriptor itself (never the buffered `sys.stdin`, whose lock a
+    reader left blocked would hold at exit); raises UsageError at the deadline.
+    """
+    import threading
+
+    fd = sys.stdin.fileno()
+    chunks: list[bytes] = []
+    done = threading.Event()
+
+    def drain() -> None:  # a thread, since Windows cannot wait on a pipe with select
+        size = 0
+        try:
+            while size < limit and (block := os.read(fd, min(1 << 16, limit - size))):
+                chunks.append(block)
+                size += len(block)
+        except OSError:
+            pass
+        done.set()
+
+    threading.Thread(target=drain, daemon=True).start()
+    if not done.wait(timeout):
+        raise UsageError(f"hook payload did not finish arriving within {timeout:g} s")
+    return b"".join(chunks)
 
 
 def read_payload(raw: str | bytes) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from pathlib import Path
+from typing import Any, BinaryIO
 
 from recall.agents import Adapter
 from recall.digest import sha1_hex
@@ -23,6 +24,7 @@ from recall.privacy import policy
 from recall.privacy.forget import MARKER, forget_marked
 from recall.privacy.redaction import current
 from recall.record import Record
+from recall.safeio import MAX_LINE, SKIP_BIG_DOCUMENT, SKIP_LONG_LINE, open_regular, skip_line
 from recall.store import Store
 from recall.store.writer import (
     Redactor,
@@ -35,6 +37,9 @@ from recall.store.writer import (
 from recall.types import Parsed, SessionPart
 
 _HEAD_BYTES = 1024
+"""Bytes fingerprinted at the start of a file, and again just before the offset read to."""
+PIECE = MAX_LINE
+"""At most this much of a transcript is read and parsed at once (the rest: the next piece)."""
 
 
 class Job(Record):
@@ -47,46 +52,87 @@ class Job(Record):
     parsed: Parsed
     mark: TranscriptMark
     nbytes: int
+    more: bool = False
+    """The file goes on past this piece: prepare it again once this job is committed."""
 
 
-def _head(data_start: bytes) -> str:
-    return sha1_hex(data_start)
+def _fingerprint(fh: BinaryIO, end: int) -> str:
+    """What must still be there for a resume at `end` to be safe: a hash of the first
+    KiB and one of the KiB just before `end`. A file rewritten in place with the same
+    first KiB but other content before `end` no longer matches, and is read again."""
+    fh.seek(0)
+    head = sha1_hex(fh.read(min(end, _HEAD_BYTES)))
+    if end <= _HEAD_BYTES:
+        return head
+    fh.seek(end - _HEAD_BYTES)
+    return f"{head}:{sha1_hex(fh.read(_HEAD_BYTES))}"
+
+
+def _can_resume(fh: BinaryIO, mark: TranscriptMark) -> bool:
+    """Whether the bytes the mark fingerprinted are unchanged (older marks hold the
+    first part only, which is then all that is compared)."""
+    now = _fingerprint(fh, mark.offset)
+    return now == mark.head or (
+        mark.head is not None and ":" not in mark.head and now.split(":")[0] == mark.head
+    )
+
+
+def _read_piece(
+    fh: BinaryIO, adapter: Adapter, path: Path, offset: int, state: dict[str, Any]
+) -> tuple[Parsed, int]:
+    """Parse at most `PIECE` bytes from `offset`; returns the parse and the bytes read.
+
+    A line longer than `PIECE` is passed over without being held, and counted.
+    """
+    fh.seek(offset)
+    data = fh.read(PIECE)
+    if len(data) < PIECE or b"\n" in data:
+        return adapter.parse(path, data, offset, state), len(data)
+    passed, ended = skip_line(fh)
+    parsed = Parsed(state=state)
+    if ended:  # a half-written long line is left for when it is finished
+        parsed.offset = len(data) + passed
+        parsed.skip(SKIP_LONG_LINE)
+    return parsed, len(data)
 
 
 def prepare(
     db: sqlite3.Connection, adapter: Adapter, path: Path, force: bool = False
 ) -> Job | None:
-    """Parse what is new in `path`; None when nothing changed since the last ingest.
+    """Parse what is new in `path`, one bounded piece; None when nothing changed since
+    the last ingest. Only regular files are read (`safeio.open_regular`).
 
-    Raises OSError if the file cannot be read.
+    Raises OSError (NotARegularFile among them) if the file cannot be read.
     """
     key = str(path)
-    st = path.stat()
-    mark = read_mark(db, key)
-    if mark and not force and mark.size == st.st_size and mark.mtime_ns == st.st_mtime_ns:
-        return None
-    whole = not adapter.incremental or adapter.whole_file(path)
-    with open(path, "rb") as fh:
-        prefix = fh.read(_HEAD_BYTES)
+    with open_regular(path) as fh:
+        st = os.fstat(fh.fileno())
+        mark = read_mark(db, key)
+        if mark and not force and mark.size == st.st_size and mark.mtime_ns == st.st_mtime_ns:
+            return None
+        whole = not adapter.incremental or adapter.whole_file(path)
         offset, state, skipped = 0, {}, {}
         resumable = mark and not force and not whole and mark.offset <= st.st_size
-        if mark and resumable and _head(prefix[: mark.offset]) == mark.head:
+        if mark and resumable and _can_resume(fh, mark):
             offset, state, skipped = mark.offset, mark.state, dict(mark.skipped)
-        fh.seek(offset)
-        data = fh.read()
-    parsed = adapter.parse(path, data, offset, state)
+        if whole and st.st_size > MAX_LINE:
+            parsed, nbytes = Parsed(offset=st.st_size), 0
+            parsed.skip(SKIP_BIG_DOCUMENT)
+        else:
+            parsed, nbytes = _read_piece(fh, adapter, path, offset, state)
+        end = offset + parsed.offset
+        more = not whole and offset + nbytes < st.st_size and nbytes == PIECE
+        head = _fingerprint(fh, end)
     if whole:
         for part in parsed.parts:
             part.replace = True
     for reason, count in parsed.skipped.items():
         skipped[reason] = skipped.get(reason, 0) + count
-    end = offset + parsed.offset
-    # The head fingerprints the file's first bytes, so a rewritten file is re-read whole.
-    head = _head((prefix[:offset] + data)[: min(end, _HEAD_BYTES)])
     new_mark = TranscriptMark(
         path=key,
         agent=adapter.name,
-        size=st.st_size,
+        # a file read in pieces records how far it got, so the next look goes on from there
+        size=end if more else st.st_size,
         mtime_ns=st.st_mtime_ns,
         head=head,
         offset=end,
@@ -94,7 +140,13 @@ def prepare(
         skipped=skipped,
     )
     return Job(
-        path=key, agent=adapter.name, base=offset, parsed=parsed, mark=new_mark, nbytes=len(data)
+        path=key,
+        agent=adapter.name,
+        base=offset,
+        parsed=parsed,
+        mark=new_mark,
+        nbytes=nbytes,
+        more=more,
     )
 
 
@@ -135,13 +187,16 @@ def commit(db: sqlite3.Connection, job: Job, computer: str) -> list[str]:
 def ingest_path(
     store: Store, adapter: Adapter, path: Path, computer: str, force: bool = False
 ) -> Job | None:
-    """Prepare and commit one transcript in its own transaction."""
+    """Prepare and commit one transcript, a transaction per piece; the last job, or None
+    when nothing changed. Its `parsed.skipped` counts what every piece skipped."""
     job = prepare(store.conn, adapter, path, force)
-    if job is None:
-        return None
-    with store.transaction() as db:
-        commit(db, job, computer)
-    return job
+    last = job
+    while job is not None:
+        with store.transaction() as db:
+            commit(db, job, computer)
+        last = job
+        job = prepare(store.conn, adapter, path) if job.more else None
+    return last
 
 
 def resolve(path: str | os.PathLike[str]) -> Path:

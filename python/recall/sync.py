@@ -7,7 +7,9 @@ mirrors (agents delete old transcripts; recall's copy must outlive them).
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -17,6 +19,7 @@ from recall.config import load_config
 from recall.ingest import Job, commit, prepare
 from recall.log import log
 from recall.record import Record, field
+from recall.safeio import NotARegularFile, kind_of
 from recall.store import Store
 
 # Commit in batches: fewer transactions, yet short enough that hooks waiting
@@ -35,6 +38,24 @@ class SyncReport(Record):
     files_failed: int = 0
     skipped: dict[str, int] = field(default_factory=dict)
     missing: int = 0
+    passed_over: list[tuple[str, str]] = field(default_factory=list)
+    """Files not read, as (path escaped for display, why): a FIFO, a device, a
+    name that is not UTF-8, a symlink loop. Each is logged; the rest are indexed."""
+
+
+def shown(path: str | Path) -> str:
+    """A path fit to print: undecodable bytes and control characters escaped."""
+    text = os.fsencode(path).decode("utf-8", "backslashreplace")
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def _storable_name(path: Path) -> str | None:
+    """Why recall cannot key a transcript by `path`, or None when it can."""
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        return "file name is not valid UTF-8"
+    return None
 
 
 def roots_for(adapter: Adapter) -> list[Path]:
@@ -47,18 +68,42 @@ def roots_for(adapter: Adapter) -> list[Path]:
 
 
 def discover_all(
-    adapters: Iterable[Adapter], extra_roots: list[Path] | None = None
+    adapters: Iterable[Adapter],
+    extra_roots: list[Path] | None = None,
+    passed_over: list[tuple[str, str]] | None = None,
 ) -> list[tuple[Adapter, Path]]:
     """Every transcript of every agent, oldest first (so a resumed session's
-    original claims its messages before the copy does)."""
+    original claims its messages before the copy does). A path that cannot be
+    resolved or keyed is added to `passed_over` with the reason, and logged."""
     found: dict[Path, Adapter] = {}
+
+    def pass_over(path: Path, why: str) -> None:
+        log(f"sync: passed over {shown(path)}: {why}")
+        if passed_over is not None:
+            passed_over.append((shown(path), why))
+
     for adapter in adapters:
         roots = extra_roots if extra_roots is not None else roots_for(adapter)
         for root in roots:
             if not root.is_dir():
                 continue
             for path in adapter.discover(root):
-                found.setdefault(path.resolve(), adapter)
+                try:
+                    real = path.resolve(strict=True)
+                except RuntimeError:  # Python 3.11-3.12 on a symlink loop
+                    pass_over(path, "symlink loop")
+                    continue
+                except OSError as exc:
+                    loop = exc.errno == errno.ELOOP
+                    pass_over(path, "symlink loop" if loop else f"cannot resolve: {exc.strerror}")
+                    continue
+                mode = real.stat().st_mode
+                why = None if stat.S_ISREG(mode) else kind_of(mode)
+                why = why or _storable_name(real)
+                if why:
+                    pass_over(path, why)
+                    continue
+                found.setdefault(real, adapter)
 
     def mtime(item: tuple[Path, Adapter]) -> float:
         try:
@@ -88,8 +133,9 @@ def sync(
     force: bool = False,
 ) -> SyncReport:
     adapters = [ADAPTERS[a] for a in (agents or list(ADAPTERS))]
-    files = discover_all(adapters)
-    report = SyncReport(files_seen=len(files))
+    passed_over: list[tuple[str, str]] = []
+    files = discover_all(adapters, passed_over=passed_over)
+    report = SyncReport(files_seen=len(files) + len(passed_over), passed_over=passed_over)
     touched: set[str] = set()
     batch: list[Job] = []
     batch_bytes = 0
@@ -102,23 +148,38 @@ def sync(
                     touched.update(commit(db, job, computer))
         batch, batch_bytes = [], 0
 
-    last_tick = 0.0
-    for n, (adapter, path) in enumerate(files, 1):
-        try:
-            job = prepare(store.conn, adapter, path, force)
-        except OSError as exc:
-            report.files_failed += 1
-            log(f"sync: cannot read {path}: {exc}")
-            job = None
-        if job is not None:
-            report.files_read += 1
+    def read(adapter: Adapter, path: Path) -> None:
+        """Prepare the file's new bytes, a bounded piece at a time, into the batch."""
+        nonlocal batch_bytes
+        again = force
+        while True:
+            try:
+                job = prepare(store.conn, adapter, path, again)
+            except NotARegularFile as exc:
+                report.passed_over.append((shown(path), exc.kind))
+                log(f"sync: passed over {shown(path)}: {exc}")
+                return
+            except OSError as exc:
+                report.files_failed += 1
+                log(f"sync: cannot read {shown(path)}: {exc}")
+                return
+            if job is None:
+                return
             report.bytes_read += job.nbytes
             for reason, count in job.parsed.skipped.items():
                 report.skipped[reason] = report.skipped.get(reason, 0) + count
             batch.append(job)
             batch_bytes += job.nbytes
-            if batch_bytes >= _BATCH_BYTES or len(batch) >= _BATCH_FILES:
-                flush()
+            if job.more or batch_bytes >= _BATCH_BYTES or len(batch) >= _BATCH_FILES:
+                flush()  # a file read in pieces goes on from what is committed
+            if not job.more:
+                report.files_read += 1
+                return
+            again = False
+
+    last_tick = 0.0
+    for n, (adapter, path) in enumerate(files, 1):
+        read(adapter, path)
         if progress and (time.monotonic() - last_tick > 0.1 or n == len(files)):
             progress(n, len(files))
             last_tick = time.monotonic()

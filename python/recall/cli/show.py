@@ -29,14 +29,22 @@ def run(args: argparse.Namespace) -> int:
         if not path:
             raise NotFoundError(f"session {mirror.session_id} was imported; it has no transcript")
         from recall.privacy.redaction import current
+        from recall.safeio import NotARegularFile, lines, open_regular
 
         redactor = current()  # the transcript leaves recall as clean as the mirror
         try:
-            with open(path, "rb") as fh:
-                for line in fh:
+            with open_regular(path) as fh:
+                for line in lines(fh):
+                    if isinstance(line, int):
+                        sys.stdout.buffer.write(
+                            b"[a line of %d bytes, over 64 MB: not shown]\n" % line
+                        )
+                        continue
                     sys.stdout.buffer.write(
                         redactor.redact_line(line) if redactor.enabled else line
                     )
+        except NotARegularFile as exc:
+            raise NotFoundError(f"the transcript of {mirror.session_id} is gone: {exc}") from None
         except FileNotFoundError:
             raise NotFoundError(
                 f"the transcript of {mirror.session_id} is gone ({path}); "

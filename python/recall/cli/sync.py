@@ -28,6 +28,8 @@ def summary_line(report: Any) -> str:
         parts.append(f"lines skipped: {why}")
     if report.files_failed:
         parts.append(f"{report.files_failed} unreadable (see recall.log)")
+    if report.passed_over:
+        parts.append(f"{len(report.passed_over)} passed over (listed below)")
     if report.missing:
         parts.append(f"{report.missing} transcripts gone (mirrors kept)")
     return "; ".join(parts)
@@ -61,6 +63,8 @@ def run(args: argparse.Namespace) -> int:
             f"{summary_line(report)}. Index: {totals.sessions} sessions, "
             f"{totals.messages} messages."
         )
+        for path, why in report.passed_over:
+            print(f"  passed over {path}: {why}")
         if report.files_seen == 0:
             looked = [
                 str(root) for name in args.agent or ADAPTERS for root in roots_for(ADAPTERS[name])
