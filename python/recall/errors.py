@@ -29,3 +29,12 @@ class StoreError(RecallError):
     """The database cannot be opened or written."""
 
     exit_code = 1
+
+
+def is_disk_full(exc: BaseException) -> bool:
+    """Whether `exc` is the disk (or the user's quota) running out, from SQLite or the OS."""
+    import errno
+
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return True
+    return type(exc).__module__ == "sqlite3" and "full" in str(exc).lower()

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from recall.agents import ADAPTERS, Adapter
 from recall.config import load_config
+from recall.errors import is_disk_full
 from recall.ingest import Job, commit, prepare
 from recall.log import log
 from recall.record import Record, field
@@ -38,6 +39,8 @@ class SyncReport(Record):
     files_failed: int = 0
     skipped: dict[str, int] = field(default_factory=dict)
     missing: int = 0
+    disk_full: bool = False
+    """Sync stopped because the disk filled up; what was committed before stays."""
     passed_over: list[tuple[str, str]] = field(default_factory=list)
     """Files not read, as (path escaped for display, why): a FIFO, a device, a
     name that is not UTF-8, a symlink loop. Each is logged; the rest are indexed."""
@@ -143,9 +146,11 @@ def sync(
     def flush() -> None:
         nonlocal batch, batch_bytes
         if batch:
+            done: set[str] = set()
             with store.transaction() as db:
                 for job in batch:
-                    touched.update(commit(db, job, computer))
+                    done.update(commit(db, job, computer))
+            touched.update(done)  # only once the transaction has committed
         batch, batch_bytes = [], 0
 
     def read(adapter: Adapter, path: Path) -> None:
@@ -178,12 +183,20 @@ def sync(
             again = False
 
     last_tick = 0.0
-    for n, (adapter, path) in enumerate(files, 1):
-        read(adapter, path)
-        if progress and (time.monotonic() - last_tick > 0.1 or n == len(files)):
-            progress(n, len(files))
-            last_tick = time.monotonic()
-    flush()
+    try:
+        for n, (adapter, path) in enumerate(files, 1):
+            read(adapter, path)
+            if progress and (time.monotonic() - last_tick > 0.1 or n == len(files)):
+                progress(n, len(files))
+                last_tick = time.monotonic()
+        flush()
+    except Exception as exc:  # a transaction that cannot be written rolls back whole
+        if not is_disk_full(exc):
+            raise
+        log(f"sync: stopped, the disk is full: {exc}")
+        report.disk_full = True
+        report.sessions_touched = len(touched)
+        return report
     from recall.privacy.forget import compact_if_pending  # finish hooks' deletions
 
     compact_if_pending(store)

@@ -47,7 +47,7 @@ def parse_when(value: str, now: float | None = None) -> float:
     text = value.strip().lower()
     rel = _RELATIVE.match(text)
     if rel:
-        return now - int(rel.group(1)) * _UNIT_SECONDS[rel.group(2).lower()]
+        return max(0.0, now - int(rel.group(1)) * _UNIT_SECONDS[rel.group(2).lower()])
     if text in ("today", "yesterday"):
         local = datetime.fromtimestamp(now).astimezone()
         midnight = local.replace(hour=0, minute=0, second=0, microsecond=0)
@@ -60,6 +60,9 @@ def parse_when(value: str, now: float | None = None) -> float:
         raise UsageError(
             f"cannot read the time {value!r}: use e.g. 7d, 12h, 2w, today, 2026-01-31"
         ) from None
-    if dt.tzinfo is None:
-        dt = dt.astimezone()  # a bare date means the user's local calendar day
-    return dt.timestamp()
+    try:
+        if dt.tzinfo is None:
+            dt = dt.astimezone()  # a bare date means the user's local calendar day
+        return dt.timestamp()
+    except (ValueError, OverflowError, OSError):  # year 1 in a zone ahead of UTC, say
+        raise UsageError(f"the time {value!r} is out of range here: use a later date") from None

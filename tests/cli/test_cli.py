@@ -258,3 +258,15 @@ def test_a_decay_that_is_not_a_finite_rate_is_a_usage_error(
 ) -> None:
     code, out, err = call(capsys, "search", "slash command", "--decay", decay)
     assert code == 2 and out == "" and "--decay" in err and len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize("flag", ["--since", "--until"])
+@pytest.mark.parametrize("when", ["0001-01-01", "0001-01-01T00:00:00", "9999-12-31T23:59:59+14:00"])
+def test_a_date_at_the_edge_of_the_calendar_is_a_usage_error_or_works(
+    flag: str, when: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = call(capsys, "search", "anything", flag, when)
+    assert code in (1, 2), err  # nothing found, or one clear line: never a traceback
+    assert "Traceback" not in err and len(err.strip().splitlines()) <= 2
+    if code == 2:
+        assert "out of range" in err

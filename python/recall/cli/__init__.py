@@ -6,7 +6,7 @@ import sys
 from collections.abc import Sequence
 
 from recall import __version__
-from recall.errors import RecallError
+from recall.errors import RecallError, is_disk_full
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -42,6 +42,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         bad = exc.object[exc.start : exc.end] if isinstance(exc.object, str) else "?"
         sys.stderr.write(f"recall: {bad!r} is not valid UTF-8 text; pass arguments as UTF-8\n")
         return 2
+    except Exception as exc:
+        if not is_disk_full(exc):
+            raise
+        sys.stderr.write(f"recall: disk full ({exc}): free some space and run it again\n")
+        return 1
 
 
 def cli() -> None:

@@ -56,6 +56,12 @@ def run(args: argparse.Namespace) -> int:
             progress=progress("Indexing transcripts") if show_progress else None,
             force=args.force,
         )
+    if report.disk_full:
+        sys.stderr.write(
+            f"recall: disk full: {report.sessions_touched} sessions indexed, "
+            "run `recall sync` again after freeing space\n"
+        )
+        return 1
     if not args.quiet:
         with open_reader() as reader:
             totals = stats(reader.conn, reader.path)
