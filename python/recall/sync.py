@@ -19,6 +19,7 @@ from recall.config import load_config
 from recall.errors import is_disk_full
 from recall.ingest import Job, commit, prepare
 from recall.log import log
+from recall.privacy.redaction import current
 from recall.record import Record, field
 from recall.safeio import NotARegularFile, kind_of
 from recall.store import Store
@@ -135,6 +136,7 @@ def sync(
     progress: Progress | None = None,
     force: bool = False,
 ) -> SyncReport:
+    current()  # a redaction setting that cannot be used stops sync before it reads a file
     adapters = [ADAPTERS[a] for a in (agents or list(ADAPTERS))]
     passed_over: list[tuple[str, str]] = []
     files = discover_all(adapters, passed_over=passed_over)

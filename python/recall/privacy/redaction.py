@@ -15,6 +15,7 @@ from typing import Any
 
 from recall.config import RedactConfig
 from recall.errors import ConfigError
+from recall.privacy.pattern_check import why_unsafe
 from recall.textutil import scrub
 
 Span = tuple[int, int, str]
@@ -27,6 +28,16 @@ class Redactor:
         self.enabled = settings.enabled
         self.allow = frozenset(settings.allow)
         self.disable = frozenset(settings.disable)
+        for label, text in [
+            *((f"[[redact.extra]] {x.name!r}", x.pattern) for x in settings.extra),
+            *(("[redact] allow_patterns", p) for p in settings.allow_patterns),
+        ]:
+            why = why_unsafe(text)
+            if why:
+                raise ConfigError(
+                    f"{label} pattern {text!r} refused: {why}; rewrite it without a"
+                    " repeated group that repeats or branches inside"
+                )
         try:
             self.allow_patterns = [re.compile(p) for p in settings.allow_patterns]
             self.extra = [(x.name, re.compile(x.pattern)) for x in settings.extra]

@@ -1,0 +1,91 @@
+"""User patterns that could backtrack for ever are refused, by name, before they run."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from clihelp import call
+from recall.privacy.pattern_check import why_unsafe
+
+CATASTROPHIC = ["(a+)+$", "(?:ab|a)*c", r"(\w*\s?)*x", r"(\w)\1", "(x+x+)+y", "((a|b)c+)*d"]
+FINE = [
+    r"acme_[A-Za-z0-9]{32}",
+    r"token=([A-Za-z0-9]{20,})",
+    r"password:\s*(\S+)",
+    "(foo|bar)-[0-9]+",
+    r"(?:ab|cd){1,3}",
+    "(a|b)+",  # single characters: a character class, one way to match
+]
+
+
+@pytest.mark.parametrize("pattern", CATASTROPHIC)
+def test_shapes_that_backtrack_exponentially_are_refused(pattern: str) -> None:
+    assert why_unsafe(pattern)
+
+
+@pytest.mark.parametrize("pattern", FINE)
+def test_ordinary_secret_patterns_are_allowed(pattern: str) -> None:
+    assert why_unsafe(pattern) is None
+
+
+def _config(home: Path, pattern: str) -> None:
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text(
+        f'[[redact.extra]]\nname = "acme"\npattern = {json.dumps(pattern)}\n', encoding="utf-8"
+    )
+    from recall import config
+
+    config._load.cache_clear()
+
+
+def test_sync_names_the_refused_pattern_and_stops_at_once(
+    recall_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _config(recall_home, "(a+)+$")
+    code, _, err = call(capsys, "sync", "--no-embed")
+    assert code == 2
+    assert "'acme' pattern '(a+)+$' refused" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_hook_with_a_catastrophic_pattern_never_holds_the_lock(
+    recall_home: Path, tmp_path: Path
+) -> None:
+    """The hook meets `(a+)+$` and a turn of 'aaaa…!', yet another writer gets the lock
+    at once: the pattern is refused before any text is read, let alone the lock taken."""
+    _config(recall_home, "(a+)+$")
+    transcript = tmp_path / "s.jsonl"
+    record = {
+        "type": "user",
+        "uuid": "u1",
+        "sessionId": "s",
+        "message": {"role": "user", "content": "a" * 5000 + "!"},
+    }
+    transcript.write_text(json.dumps(record) + "\n")
+    payload = json.dumps({"session_id": "s", "transcript_path": str(transcript)})
+    env = {**os.environ, "RECALL_HOME": str(recall_home)}
+    start = time.monotonic()
+    with subprocess.Popen(
+        [sys.executable, "-m", "recall", "ingest", "--event", "agent-stop", "--agent", "claude"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    ) as hook:
+        assert hook.stdin is not None
+        hook.stdin.write(payload.encode())
+        hook.stdin.close()
+        from recall.store import open_writer  # another writer, while the hook runs
+
+        with open_writer() as store, store.transaction():
+            waited = time.monotonic() - start
+        assert hook.wait(timeout=60) == 0
+    assert waited < 5.0
+    log = (recall_home / "recall.log").read_text(encoding="utf-8")
+    assert "refused" in log
