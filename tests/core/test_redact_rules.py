@@ -49,6 +49,7 @@ EXAMPLES: dict[str, str] = {
     "perplexity-key": "pplx-" + r(48),
     "aws-access-key-id": "ASIA" + r(16, string.ascii_uppercase + string.digits),
     "aws-secret-key": "SecretAccessKey: " + r(40, AN + "+/"),
+    "aws-secret-key-pair": "aws AKIA" + r(16, "ABCDEFGHJKLMNPQRSTUVWXYZ234567") + " / " + r(40, AN + "+/"),
     "gcp-api-key": "AIza" + r(35),
     "gcp-oauth-secret": "GOCSPX-" + r(28),
     "google-oauth-token": "ya29." + r(60, AN + "-_"),
@@ -99,6 +100,8 @@ EXAMPLES: dict[str, str] = {
     "assign-secret": "JWT_SIGNING_KEY = " + r(8) + "#" + r(8),
     "assign-token": 'refresh_token: "' + r(12) + '-9"',
     "cli-flag-secret": "mysql --password=" + r(10) + "9!",
+    "cli-user-password": "curl -u deploy:" + r(10) + "7x https://artifacts.internal",
+    "docker-login-password": "docker login -u ci -p " + r(12) + "3q registry.example",
     "near-key-token": "the credentials are " + r(36),
 }
 

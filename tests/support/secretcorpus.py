@@ -112,6 +112,13 @@ def secrets(seed: int = 5) -> list[Secret]:
     add("sendgrid", f"SG.{_r(rng, URLSAFE, 22)}.{_r(rng, URLSAFE, 43)}", "SENDGRID={s}")
     add("pypi", "pypi-AgEIcHlwaS5vcmc" + _r(rng, URLSAFE, 60), "twine upload -p {s}")
     add("telegram", f"{_r(rng, string.digits, 10)}:AA{_r(rng, URLSAFE, 33)}", "bot = Bot('{s}')")
+    # forms an adversarial review found uncaught (issue 11)
+    add("url-password-no-user", _password(rng), "REDIS_URL=redis://:{s}@cache.internal:6379/0")
+    add("curl-user", _password(rng), "curl -u deploy:{s} https://artifacts.internal/upload")
+    add("docker-login", _password(rng), "docker login -u ci -p {s} registry.internal")
+    key_id = "AKIA" + _r(rng, UPPER_NUM, 16)
+    add("aws-pair", _r(rng, B64, 40), "aws " + key_id + " / {s}")
+    # last: the corpus also writes the last needle, bare, into a git branch name
     add("age", "AGE-SECRET-KEY-1" + _r(rng, "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L".upper(), 58), "{s}")
     return out
 

@@ -94,20 +94,76 @@ class Redactor:
         return value
 
     def redact_line(self, line: bytes) -> bytes:
-        """One transcript line as it may leave recall: JSON strings redacted inside the
-        structure (so escapes cannot hide a secret), other text as text. A line with
-        nothing to redact comes back byte for byte."""
+        """One transcript line as it may leave recall (`show --raw`, the daemon).
+
+        What is printed is redacted, not what a parser kept: every JSON key and
+        value, the first of two duplicate keys as well as the second, escapes
+        decoded (so `\\u0067hp_…` is seen as `ghp_…`). A line that is not JSON (a
+        half-written last line) is checked as text and again with its escapes
+        decoded. A line with nothing to redact comes back byte for byte.
+        """
         text = line.decode("utf-8", errors="replace")
+        end = "\n" if text.endswith("\n") else ""
         try:
-            obj = json.loads(text)
+            obj = json.loads(text, object_pairs_hook=_Pairs)
         except ValueError:
             clean = self.redact(text)
+            decoded = _unescape(text)
+            if decoded != text and self.redact(decoded) != decoded:
+                clean = self.redact(decoded).rstrip("\n") + end
             return line if clean == text else clean.encode("utf-8")
-        clean_obj = self.redact_json(obj)
-        if clean_obj == obj:
+        clean_obj, changed = self._redact_tree(obj)
+        if not changed:
             return line
-        end = b"\n" if line.endswith(b"\n") else b""
-        return json.dumps(clean_obj, ensure_ascii=False).encode("utf-8") + end
+        return (_dump(clean_obj) + end).encode("utf-8")
+
+    def _redact_tree(self, value: Any) -> tuple[Any, bool]:
+        """`value` (from `json.loads` with `_Pairs`) with every key and string redacted."""
+        if isinstance(value, str):
+            clean = self.redact(value)
+            return clean, clean != value
+        if isinstance(value, _Pairs):
+            pairs = _Pairs()
+            changed = False
+            for key, item in value:
+                new_key, a = self._redact_tree(key)
+                new_item, b = self._redact_tree(item)
+                pairs.append((new_key, new_item))
+                changed = changed or a or b
+            return pairs, changed
+        if isinstance(value, list):
+            items = [self._redact_tree(v) for v in value]
+            return [v for v, _ in items], any(c for _, c in items)
+        return value, False
+
+
+class _Pairs(list[tuple[str, Any]]):
+    """A JSON object as its key/value pairs in order, duplicates kept."""
+
+
+def _dump(value: Any) -> str:
+    if isinstance(value, _Pairs):
+        members = (json.dumps(k, ensure_ascii=False) + ":" + _dump(v) for k, v in value)
+        return "{" + ",".join(members) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(_dump(v) for v in value) + "]"
+    return json.dumps(value, ensure_ascii=False)
+
+
+_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|[\"\\/bfnrt])")
+_SIMPLE = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\", "/": "/"}
+
+
+def _unescape(text: str) -> str:
+    """`text` with JSON string escapes decoded (a lone surrogate becomes U+FFFD)."""
+
+    def one(m: re.Match[str]) -> str:
+        code = m.group(1)
+        if code[0] == "u":
+            return scrub(chr(int(code[1:], 16)))
+        return _SIMPLE[code]
+
+    return _ESCAPE.sub(one, text)
 
 
 _CACHED: list[tuple[object, Redactor]] = []
