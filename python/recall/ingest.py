@@ -56,6 +56,17 @@ class Job(Record):
     """The file goes on past this piece: prepare it again once this job is committed."""
 
 
+def stored_path(path: Path) -> str:
+    """How the index names a transcript: its path with secrets redacted.
+
+    Claude Code names a project's folder after its working directory, which
+    can hold a token (`~/.claude/projects/-home-me-ghp_…/`). The redacted path
+    is still a key (the same file always redacts alike) and still readable;
+    `show --raw` finds such a file again by discovery (`sync.find_transcript`).
+    """
+    return current().redact(str(path))
+
+
 def _fingerprint(fh: BinaryIO, end: int) -> str:
     """What must still be there for a resume at `end` to be safe: a hash of the first
     KiB and one of the KiB just before `end`. A file rewritten in place with the same
@@ -104,7 +115,7 @@ def prepare(
 
     Raises OSError (NotARegularFile among them) if the file cannot be read.
     """
-    key = str(path)
+    key = stored_path(path)
     with open_regular(path) as fh:
         st = os.fstat(fh.fileno())
         mark = read_mark(db, key)

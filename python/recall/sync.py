@@ -17,7 +17,7 @@ from pathlib import Path
 from recall.agents import ADAPTERS, Adapter
 from recall.config import load_config
 from recall.errors import is_disk_full
-from recall.ingest import Job, commit, prepare
+from recall.ingest import Job, commit, prepare, stored_path
 from recall.log import log
 from recall.privacy.redaction import current
 from recall.record import Record, field
@@ -118,9 +118,25 @@ def discover_all(
     return [(a, p) for p, a in sorted(found.items(), key=mtime)]
 
 
+def find_transcript(stored: str) -> Path | None:
+    """The file a stored transcript path names: itself, or, when redaction changed
+    it, the discovered transcript whose path redacts to it."""
+    if "[REDACTED:" not in stored:
+        return Path(stored)
+    for _, path in discover_all(ADAPTERS.values()):
+        if stored_path(path) == stored:
+            return path
+    return None
+
+
+def _exists(stored: str) -> bool:
+    """Whether a stored path still names a file; a redacted one was looked for by discovery."""
+    return "[REDACTED:" not in stored and Path(stored).exists()
+
+
 def _mark_missing(store: Store, present: set[str]) -> int:
     rows = store.conn.execute("SELECT path FROM transcripts WHERE missing = 0").fetchall()
-    gone = [r[0] for r in rows if r[0] not in present and not Path(r[0]).exists()]
+    gone = [r[0] for r in rows if r[0] not in present and not _exists(r[0])]
     if gone:
         with store.transaction() as db:
             db.executemany(
@@ -203,5 +219,5 @@ def sync(
 
     compact_if_pending(store)
     report.sessions_touched = len(touched)
-    report.missing = _mark_missing(store, {str(p) for _, p in files})
+    report.missing = _mark_missing(store, {stored_path(p) for _, p in files})
     return report

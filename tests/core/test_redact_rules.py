@@ -49,7 +49,10 @@ EXAMPLES: dict[str, str] = {
     "perplexity-key": "pplx-" + r(48),
     "aws-access-key-id": "ASIA" + r(16, string.ascii_uppercase + string.digits),
     "aws-secret-key": "SecretAccessKey: " + r(40, AN + "+/"),
-    "aws-secret-key-pair": "aws AKIA" + r(16, "ABCDEFGHJKLMNPQRSTUVWXYZ234567") + " / " + r(40, AN + "+/"),
+    "aws-secret-key-pair": "aws AKIA"
+    + r(16, "ABCDEFGHJKLMNPQRSTUVWXYZ234567")
+    + " / "
+    + r(40, AN + "+/"),
     "gcp-api-key": "AIza" + r(35),
     "gcp-oauth-secret": "GOCSPX-" + r(28),
     "google-oauth-token": "ya29." + r(60, AN + "-_"),

@@ -25,9 +25,11 @@ def run(args: argparse.Namespace) -> int:
     with open_reader() as store:
         mirror = load_mirror(store.conn, resolve_session(store.conn, args.session, args.agent))
     if args.raw:
-        path = mirror.transcript_path
-        if not path:
+        if not mirror.transcript_path:
             raise NotFoundError(f"session {mirror.session_id} was imported; it has no transcript")
+        from recall.sync import find_transcript
+
+        path = find_transcript(mirror.transcript_path) or mirror.transcript_path
         from recall.privacy.redaction import current
         from recall.safeio import NotARegularFile, lines, open_regular
 

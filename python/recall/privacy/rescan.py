@@ -59,21 +59,32 @@ def _clean_meta(redactor: Redactor, raw: str) -> str:
 
 
 def _sessions(db: sqlite3.Connection, redactor: Redactor, report: RescanReport) -> None:
-    rows = db.execute("SELECT id, title, project, metadata FROM sessions").fetchall()
-    for rowid, title, project, meta in rows:
-        new_title = redactor.redact(title) if title else title
-        new_project = redactor.redact(project) if project else project
-        new_meta = _clean_meta(redactor, meta)
-        if (new_title, new_project, new_meta) != (title, project, meta):
+    rows = db.execute(
+        "SELECT id, title, project, metadata, transcript_path FROM sessions"
+    ).fetchall()
+    for rowid, title, project, meta, path in rows:
+        new = (
+            redactor.redact(title) if title else title,
+            redactor.redact(project) if project else project,
+            _clean_meta(redactor, meta),
+            redactor.redact(path) if path else path,
+        )
+        if new != (title, project, meta, path):
             db.execute(
-                "UPDATE sessions SET title = ?, project = ?, metadata = ? WHERE id = ?",
-                (new_title, new_project, new_meta, rowid),
+                "UPDATE sessions SET title = ?, project = ?, metadata = ?, transcript_path = ?"
+                " WHERE id = ?",
+                (*new, rowid),
             )
             report.sessions_changed += 1
     for path, state in db.execute("SELECT path, state FROM transcripts").fetchall():
         clean = _clean_meta(redactor, state)
-        if clean != state:
-            db.execute("UPDATE transcripts SET state = ? WHERE path = ?", (clean, path))
+        clean_path = redactor.redact(path)
+        if (clean, clean_path) != (state, path):
+            # a path that redacts to one already stored replaces it: both name one file
+            db.execute(
+                "UPDATE OR REPLACE transcripts SET state = ?, path = ? WHERE path = ?",
+                (clean, clean_path, path),
+            )
             report.states_changed += 1
 
 
