@@ -91,7 +91,9 @@ def test_an_index_made_with_the_insert_trigger_upgrades_cleanly(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     db = tmp_path / "recall.db"
-    before = [m for m in migrations_module.MIGRATIONS if m is not migrations_module.m004_bulk_fts]
+    # a database made before m004: none of the migrations from m004 on
+    everything = migrations_module.MIGRATIONS
+    before = everything[: everything.index(migrations_module.m004_bulk_fts)]
     monkeypatch.setattr(migrations_module, "MIGRATIONS", before)
     monkeypatch.setattr(migrations_module, "latest", lambda: before[-1].__name__)
     # what the writer of that schema left: rows its trigger indexed

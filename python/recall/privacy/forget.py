@@ -21,6 +21,7 @@ from recall.record import Record
 from recall.store import Store
 from recall.store.locking import write_lock
 from recall.store.queries import resolve_session
+from recall.store.writer import message_digest
 
 FORGET = "forget"
 """Tombstone reason: `recall forget`."""
@@ -119,6 +120,15 @@ def delete_sessions(db: sqlite3.Connection, rowids: list[int], reason: str) -> F
         row = db.execute("SELECT session_id, agent FROM sessions WHERE id = ?", (rowid,)).fetchone()
         if row is None:
             continue
+        db.executemany(
+            "INSERT OR IGNORE INTO forgotten_messages(agent, digest) VALUES (?, ?)",
+            (
+                (row[1], message_digest(key, text))
+                for key, text in db.execute(
+                    "SELECT key, text FROM messages WHERE session = ?", (rowid,)
+                ).fetchall()
+            ),
+        )
         cur = db.execute("DELETE FROM messages WHERE session = ?", (rowid,))
         done.messages += max(cur.rowcount, 0)
         db.execute("DELETE FROM sessions WHERE id = ?", (rowid,))

@@ -213,7 +213,35 @@ def m004_bulk_fts(db: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: list[Migration] = [m001_initial, m002_vectors, m003_privacy, m004_bulk_fts]
+def m005_forgotten_messages(db: sqlite3.Connection) -> None:
+    """Tombstones for forgotten messages, not only sessions.
+
+    A Claude line's `uuid` is not global: a resumed session's file repeats
+    earlier lines, uuid and text alike, and another session may carry the
+    same uuid with other text. A message is therefore dropped as a copy only
+    when another session of the agent holds the same key *and* text; and
+    `forget` records a digest of each forgotten message's key and text (never
+    the text), so a copy of it in a session that survives stays out.
+    """
+    run_script(
+        db,
+        """
+        CREATE TABLE forgotten_messages (
+            agent TEXT NOT NULL,
+            digest TEXT NOT NULL,
+            PRIMARY KEY (agent, digest)
+        ) WITHOUT ROWID;
+        """,
+    )
+
+
+MIGRATIONS: list[Migration] = [
+    m001_initial,
+    m002_vectors,
+    m003_privacy,
+    m004_bulk_fts,
+    m005_forgotten_messages,
+]
 
 
 def migrate(db: sqlite3.Connection) -> list[str]:

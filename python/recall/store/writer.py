@@ -13,6 +13,7 @@ import sqlite3
 import time
 from typing import Any, Protocol
 
+from recall.digest import sha256_hex
 from recall.record import Record, field, replace
 from recall.textutil import scrub, shorten
 from recall.timeutil import parse_iso
@@ -183,18 +184,26 @@ def _rewind(db: sqlite3.Connection, session: int, key: str) -> None:
 
 # One statement per message, run by `executemany`: the row goes after the
 # session's last position, unless another session of the same agent already
-# holds the record (a resumed session's copy: it stays with the session that
-# first had it); a known key is updated in place, keeping its position.
+# holds the same record, key and text (a resumed session's copy: it stays
+# with the session that first had it), or the record was forgotten (its
+# digest is a tombstone, m005); a known key is updated in place, keeping its
+# position. Keys are per session: the same key with other text is kept.
 _INSERT_MESSAGE = """
     INSERT INTO messages(session, position, key, role, text, ts, bulk)
     SELECT ?1, (SELECT coalesce(max(position), -1) + 1 FROM messages WHERE session = ?1),
            ?2, ?3, ?4, ?5, 1
     WHERE NOT EXISTS (
         SELECT 1 FROM messages m JOIN sessions s ON s.id = m.session
-        WHERE m.key = ?2 AND m.session != ?1 AND s.agent = ?6)
+        WHERE m.key = ?2 AND m.session != ?1 AND s.agent = ?6 AND m.text = ?4)
+      AND NOT EXISTS (SELECT 1 FROM forgotten_messages WHERE agent = ?6 AND digest = ?7)
     ON CONFLICT(session, key) DO UPDATE SET role = excluded.role,
         text = excluded.text, ts = coalesce(excluded.ts, ts)
     WHERE text != excluded.text OR role != excluded.role"""
+
+
+def message_digest(key: str, text: str) -> str:
+    """What a message tombstone keeps of a message: a digest of its key and stored text."""
+    return sha256_hex(f"{key}\x1f{text}".encode("utf-8", "surrogatepass"))
 
 
 def index_new_messages(db: sqlite3.Connection, after: int) -> None:
@@ -208,7 +217,7 @@ def index_new_messages(db: sqlite3.Connection, after: int) -> None:
     )
 
 
-Row = tuple[int, str, str, str, float | None, str]
+Row = tuple[int, str, str, str, float | None, str, str]
 
 
 def _split_repeats(rows: list[Row]) -> tuple[list[Row], list[Row]]:
@@ -233,10 +242,12 @@ def _insert_messages(
     db: sqlite3.Connection, session: int, agent: str, messages: list[Message], redactor: Redactor
 ) -> None:
     redact = redactor.redact
-    rows = [
-        (session, scrub(m.key), m.role, redact(m.text), parse_iso(m.timestamp), agent)
-        for m in messages
-    ]
+    rows = []
+    for m in messages:
+        key, text = scrub(m.key), redact(m.text)
+        rows.append(
+            (session, key, m.role, text, parse_iso(m.timestamp), agent, message_digest(key, text))
+        )
     first, repeats = _split_repeats(rows)
     # Rowids only grow past the largest one, so every row this part adds has an
     # id above `last`; rows updated in place keep theirs (their trigger reindexes).
