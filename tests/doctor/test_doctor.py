@@ -66,6 +66,8 @@ def test_a_healthy_install_passes_every_check(
     code, checks = _doctor(capsys)
     assert code == 0
     assert {n: c["status"] for n, c in checks.items()} == {
+        "config": "ok",
+        "data directory": "ok",
         "sqlite": "ok",
         "database": "ok",
         "indexes": "ok",
@@ -98,10 +100,13 @@ def test_a_corrupt_database_file_fails_and_says_how_to_rebuild(
     code, checks = _doctor(capsys)
     assert code == 1
     assert checks["database"]["status"] == "fail"
-    assert "recall sync" in checks["database"]["fix"] and ".broken" in checks["database"]["fix"]
+    # the lossless step first: salvage keeps the old file; never "move it aside and re-sync"
+    fix = checks["database"]["fix"]
+    assert "recall doctor --salvage" in fix and ".broken" in fix and "recall sync" in fix
+    assert "mv " not in fix
     assert checks["indexes"]["status"] == "skip"
     code, out, _ = call(capsys, "doctor")
-    assert code == 1 and "FAIL  database" in out and "fix: move it aside" in out
+    assert code == 1 and "FAIL  database" in out and "fix: `recall doctor --salvage`" in out
 
 
 def test_a_file_that_is_not_a_database_fails(capsys: pytest.CaptureFixture[str]) -> None:

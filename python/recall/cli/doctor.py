@@ -22,6 +22,11 @@ def add_parser(subs: Any) -> None:
         action="store_true",
         help="repair what can be repaired safely (rebuild full-text indexes, migrate)",
     )
+    p.add_argument(
+        "--salvage",
+        action="store_true",
+        help="copy every readable row of a damaged index into a new one (keeps the old file)",
+    )
     p.set_defaults(run=run)
 
 
@@ -30,6 +35,8 @@ def run(args: argparse.Namespace) -> int:
     from recall.cli.render import print_json
 
     ctx = doctor.Context(db=config.db_path(), home=Path.home())
+    if args.salvage:
+        return _salvage(ctx.db)
     found = doctor.run(ctx)
     repaired: list[str] = []
     if args.fix:
@@ -60,3 +67,21 @@ def run(args: argparse.Namespace) -> int:
     else:
         print("all checks passed")
     return 1 if failed else 0
+
+
+def _salvage(db: Path) -> int:
+    from recall.errors import NotFoundError
+    from recall.store.locking import write_lock
+    from recall.store.salvage import salvage
+
+    if not db.exists():
+        raise NotFoundError(f"no index at {db} to salvage")
+    with write_lock(db.with_name(db.name + ".lock")):
+        report = salvage(db)
+    copied = ", ".join(f"{n} {table}" for table, n in report.copied.items() if n)
+    print(f"salvaged {copied or 'nothing'} into a new {db}")
+    if report.lost:
+        print("could not read: " + ", ".join(f"{n} {t}" for t, n in report.lost.items()))
+    print(f"the damaged file is kept as {report.kept_as}")
+    print("next: `recall sync` re-reads the transcripts still on disk; `recall embed` the vectors")
+    return 0

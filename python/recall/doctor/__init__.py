@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from recall.doctor.findings import FAIL, OK, SKIP, WARN, Check, CheckFn, Context
 from recall.doctor.hook_checks import check_hooks
+from recall.doctor.setup_checks import check_config, check_data_dir
 from recall.doctor.store_checks import (
     check_database,
     check_indexes,
@@ -24,6 +25,8 @@ __all__ = ["FAIL", "OK", "SKIP", "WARN", "Check", "CheckFn", "Context", "checks"
 def checks() -> list[CheckFn]:
     """Every check, in the order they are shown."""
     return [
+        check_config,
+        check_data_dir,
         check_sqlite,
         check_database,
         check_indexes,

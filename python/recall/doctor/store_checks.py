@@ -7,6 +7,7 @@ import sqlite3
 import sys
 import time
 from datetime import datetime
+from pathlib import Path
 
 from recall.doctor.findings import FAIL, OK, SKIP, WARN, Check, Context
 from recall.errors import StoreError
@@ -44,15 +45,19 @@ def check_database(ctx: Context) -> Check:
     db = ctx.db
     if not db.exists():
         return Check("database", WARN, f"no index yet at {db}", fix="run `recall sync` to build it")
+    denied = permission_trouble(db)
+    if denied:
+        return denied
     health = _health(ctx)
     if health.database:
         return Check(
             "database",
             FAIL,
             f"{db} is damaged: {health.database[0]}",
-            fix=f"move it aside and rebuild it from the transcripts: `mv {db} {db}.broken && "
-            f"recall sync`; sessions whose transcripts are gone exist only in the old file, "
-            f"and `sqlite3 {db}.broken .recover | sqlite3 recovered.db` can salvage them",
+            fix="`recall doctor --salvage` copies every readable session and message into a "
+            f"new index and keeps the damaged file beside it ({db.name}.broken-…); then "
+            "`recall sync` re-reads the transcripts still on disk. Do not delete the old "
+            "file first: sessions whose transcripts are gone exist only there",
             details=health.database,
         )
     conn = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True)
@@ -91,9 +96,30 @@ def check_database(ctx: Context) -> Check:
     )
 
 
+def permission_trouble(db: Path) -> Check | None:
+    """A failed check when this user cannot read or write the index (not damage: nothing
+    needs rebuilding, only its permissions fixing)."""
+    files = [p for p in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm"))]
+    unreadable = [p for p in files if p.exists() and not os.access(p, os.R_OK)]
+    unwritable = [p for p in files if p.exists() and not os.access(p, os.W_OK)]
+    if not unreadable and not unwritable:
+        return None
+    what = "readable" if unreadable else "writable"
+    names = ", ".join(str(p) for p in (unreadable or unwritable))
+    return Check(
+        "database",
+        FAIL,
+        f"{names}: not {what} by this user (the index is not damaged)",
+        fix=f"`chmod u+rw {db}*`, or run recall as the user who owns the files; "
+        "nothing needs rebuilding",
+    )
+
+
 def check_indexes(ctx: Context) -> Check:
     if not ctx.db.exists():
         return Check("indexes", SKIP, "no index yet")
+    if permission_trouble(ctx.db):
+        return Check("indexes", SKIP, "not checked: the database cannot be opened by this user")
     health = _health(ctx)
     if health.database:
         return Check("indexes", SKIP, "not checked: the database file is damaged")

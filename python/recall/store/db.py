@@ -24,6 +24,21 @@ BUSY_TIMEOUT_MS = 60_000
 _DEFERRED_FOR_TESTS = deferred_begin_for_tests()
 
 
+def permission_problem(exc: BaseException, path: Path) -> StoreError | None:
+    """The one line to say when SQLite was refused by file permissions, else None."""
+    text = str(exc).lower()
+    if "readonly" in text or "read-only" in text:
+        what = "not writable by this user"
+    elif "unable to open" in text or "permission" in text:
+        what = "not readable by this user (or its folder is not writable)"
+    else:
+        return None
+    return StoreError(
+        f"the index {path} is {what}: `chmod u+rw {path}*` (and `chmod u+rwx {path.parent}`), "
+        "or run recall as the user who owns it; nothing was changed"
+    )
+
+
 def _connect(target: str, uri: bool) -> sqlite3.Connection:
     try:
         conn = sqlite3.connect(
@@ -65,13 +80,27 @@ class Store:
 
     @contextmanager
     def _transaction(self, begin: str) -> Iterator[sqlite3.Connection]:
-        self.conn.execute(begin)
+        try:
+            self.conn.execute(begin)
+        except sqlite3.OperationalError as exc:
+            self._refused(exc)
+            raise
         try:
             yield self.conn
+        except sqlite3.OperationalError as exc:
+            self.conn.execute("ROLLBACK")
+            self._refused(exc)
+            raise
         except BaseException:
             self.conn.execute("ROLLBACK")
             raise
         self.conn.execute("COMMIT")
+
+    def _refused(self, exc: sqlite3.OperationalError) -> None:
+        """Raise the one-line StoreError when `exc` is a permission refusal."""
+        denied = permission_problem(exc, self.path)
+        if denied is not None:
+            raise denied from exc
 
     def close(self) -> None:
         self.conn.close()
@@ -113,7 +142,12 @@ def open_writer(path: Path | None = None) -> Store:
         conn.execute("PRAGMA cache_size=-65536")  # 64 MiB: FTS5 segment merges reread pages
     except sqlite3.DatabaseError as exc:
         conn.close()
-        raise StoreError(f"the index {path} is unreadable: {exc}") from exc
+        denied = permission_problem(exc, path)
+        if denied is not None:
+            raise denied from exc
+        raise StoreError(
+            f"the index {path} is damaged ({exc}): `recall doctor` says what to do"
+        ) from exc
     except BaseException:
         conn.close()
         raise
@@ -134,7 +168,12 @@ def open_reader(path: Path | None = None) -> Store:
         current = _schema_current(conn)
     except sqlite3.DatabaseError as exc:
         conn.close()
-        raise StoreError(f"the index {path} is unreadable: {exc}") from exc
+        denied = permission_problem(exc, path)
+        if denied is not None:
+            raise denied from exc
+        raise StoreError(
+            f"the index {path} is damaged ({exc}): `recall doctor` says what to do"
+        ) from exc
     if not current:
         conn.close()
         open_writer(path).close()
