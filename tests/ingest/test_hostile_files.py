@@ -119,26 +119,19 @@ def test_a_hook_pointed_at_each_hostile_file_exits_0_fast(project: Path, recall_
     targets = ["zero.jsonl", "pipe.jsonl", "loop-a.jsonl", "big.jsonl", "missing.jsonl"]
     for name in targets:
         payload = json.dumps({"session_id": "s", "transcript_path": str(project / name)})
-        start = time.monotonic()
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "recall",
-                "ingest",
-                "--event",
-                "agent-stop",
-                "--agent",
-                "claude",
-            ],
-            input=payload,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-        took = time.monotonic() - start
-        assert done.returncode == 0 and done.stdout == "", (name, done.stderr)
-        assert took < 3.0, f"the hook took {took:.1f} s on {name}"  # seconds, not hangs
+        took = []
+        for _ in range(2):  # the better of two: the machine is shared, a hang is not noise
+            start = time.monotonic()
+            done = subprocess.run(
+                [sys.executable, "-m", "recall", "ingest", "--event", "agent-stop"],
+                input=payload,
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+            took.append(time.monotonic() - start)
+            assert done.returncode == 0 and done.stdout == "", (name, done.stderr)
+        assert min(took) < 1.0, f"the hook took {min(took):.2f} s on {name}"
     log = (recall_home / "recall.log").read_text(encoding="utf-8")
     assert "a FIFO" in log and "a character device" in log
 
