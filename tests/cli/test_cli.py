@@ -27,7 +27,8 @@ def indexed(transcripts: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str
 
 def test_search_json_contract(indexed: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = call_json(capsys, "search", "slash command")
-    assert set(out) == {"query", "found", "results", "errors"}
+    # SPEC §9 keys, plus `corrected` (additive: the typo correction shown, or null)
+    assert set(out) == {"query", "found", "results", "errors", "corrected"}
     assert out["query"] == "slash command" and out["errors"] == []
     assert out["found"] == len(out["results"]) > 0
     for r in out["results"]:

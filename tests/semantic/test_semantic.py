@@ -45,7 +45,7 @@ def test_hybrid_is_the_default_once_embedded_and_keeps_the_json_contract(
     code, out, err = call(capsys, "search", "library for data analysis", "--json")
     assert code == 0 and err == ""  # no "semantic is off" note: hybrid ran
     doc = json.loads(out)
-    assert set(doc) == {"query", "found", "results", "errors"}
+    assert set(doc) == {"query", "found", "results", "errors", "corrected"}
     top = doc["results"][0]
     assert top["session_id"] == "s-pandas"
     assert set(top) >= {"session_id", "agent", "project", "computer", "title", "date", "score"}

@@ -77,6 +77,8 @@ def run(args: argparse.Namespace) -> int:
     if outcome.note:
         sys.stderr.write(f"recall: {outcome.note}\n")
     out = outcome.output
+    if out.corrected:
+        sys.stderr.write(f'recall: showing results for "{out.corrected}"\n')
     if args.json:
         for r in out.results:
             r.snippet = plain(r.snippet)

@@ -232,18 +232,19 @@ def search(db: sqlite3.Connection, query: Query, filters: Filters, limit: int = 
 
 def keyword_search(
     db: sqlite3.Connection, query: Query, filters: Filters, limit: int
-) -> list[Result]:
-    """Keyword results; words that match nothing are retried as their nearest indexed term."""
+) -> tuple[list[Result], str | None]:
+    """Keyword results, and the corrected query when words that matched nothing were
+    retried as their nearest indexed word and that found something."""
     from recall.search.typo import correct
 
     out = search(db, query, filters, limit)
     if out.found >= limit:
-        return out.results
+        return out.results, None
     fixed = correct(db, query.terms)
     if fixed is None:
-        return out.results
+        return out.results, None
     seen = {(r.agent, r.session_id) for r in out.results}
     extra = [
         r for r in search(db, fixed, filters, limit).results if (r.agent, r.session_id) not in seen
     ]
-    return (out.results + extra)[:limit]
+    return (out.results + extra)[:limit], fixed.text if extra else None

@@ -79,24 +79,25 @@ def run(
     query = parse(text)
     encoder, note = (None, None) if mode == "keyword" else _encoder(db)
     if encoder is None:
-        results = keyword_search(db, query, filters, limit)
+        results, corrected = keyword_search(db, query, filters, limit)
         if decay > 0:
             results = fuse([results], fusion, limit, decay)
-        return Outcome(SearchOutput(query.text, len(results), results), "keyword", note)
+        output = SearchOutput(query.text, len(results), results, corrected=corrected)
+        return Outcome(output, "keyword", note)
     from recall.semantic.nearest import semantic_search
 
     if mode == "semantic":
         semantic = semantic_search(db, encoder, query.text, filters, max(limit * 3, 30))
         results = fuse([semantic], "weighted", limit, decay) if decay > 0 else semantic[:limit]
         return Outcome(SearchOutput(query.text, len(results), results), "semantic")
-    keyword, semantic = _both(db, encoder, query, filters, limit)
+    (keyword, corrected), semantic = _both(db, encoder, query, filters, limit)
     results = fuse([keyword, semantic], fusion, limit, decay)
-    return Outcome(SearchOutput(query.text, len(results), results), "hybrid")
+    return Outcome(SearchOutput(query.text, len(results), results, corrected=corrected), "hybrid")
 
 
 def _both(
     db: sqlite3.Connection, encoder: Encoder, query: Query, filters: Filters, limit: int
-) -> tuple[list[Result], list[Result]]:
+) -> tuple[tuple[list[Result], str | None], list[Result]]:
     """The keyword and the semantic ranking to fuse.
 
     The keyword list is cut at twice the results wanted: its cost grows with

@@ -34,6 +34,8 @@ class SearchOutput(Record):
     found: int
     results: list[Result]
     errors: list[dict[str, str]] = field(default_factory=list)
+    corrected: str | None = None
+    """The query as typo correction rewrote it, when its results are shown (additive)."""
 
 
 def plain(snippet: str) -> str:

@@ -1,11 +1,12 @@
-"""Typo tolerance for keyword search: "prefernces" finds "preferences".
+"""Typo tolerance for keyword search: "prefernces" finds "preferences", and says so.
 
-A query word that matches no message is replaced by the closest indexed term.
-The FTS index stores porter stems ("prefer" for "preferences"), and a stem is
-usually a prefix of its words, so a candidate is scored by the edit distance
-between it and the typed word's prefix of about the same length. The
-vocabulary is read through a `temp` fts5vocab table, which a read-only
-connection may create.
+Only a query word that matches no message is corrected, and only to an
+indexed word of similar length within a small edit distance, the most
+frequent first. The FTS index stores porter stems ("prefer" for
+"preferences"), so the typed word is stemmed by FTS5's own stemmer (a temp
+table) and compared stem to stem. The vocabulary is read through a `temp`
+fts5vocab table, which a read-only connection may create. The correction is
+shown as a word from the index ("lambdify", not the stem "lambdifi").
 """
 
 from __future__ import annotations
@@ -33,13 +34,10 @@ def _osa(a: str, b: str) -> int:
     return prev[-1]
 
 
-def _distance(word: str, stem: str) -> int:
-    """How far `word` is from being a word whose stem is `stem`."""
-    best = len(word) + len(stem)
-    for length in (len(stem) - 1, len(stem), len(stem) + 1):
-        if 0 < length <= len(word) and len(word) - length <= 4:
-            best = min(best, _osa(word[:length], stem))
-    return best
+def _allowed(word: str) -> int:
+    """Edits a typo of a word this long may hold: none below 4 letters, one up to 8,
+    two from 9."""
+    return 0 if len(word) < 4 else 1 if len(word) <= 8 else 2
 
 
 def _has_hits(db: sqlite3.Connection, word: str) -> bool:
@@ -62,27 +60,69 @@ def _vocab(db: sqlite3.Connection) -> None:
     )
 
 
+def stem(db: sqlite3.Connection, word: str) -> str:
+    """`word` as the index stores it: FTS5's own porter stemmer, run on a temp table."""
+    db.execute(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.recall_stem"
+        " USING fts5(t, tokenize='porter unicode61 remove_diacritics 2')"
+    )
+    db.execute(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.recall_stem_vocab"
+        " USING fts5vocab(temp, recall_stem, row)"
+    )
+    db.execute("DELETE FROM temp.recall_stem")
+    db.execute("INSERT INTO temp.recall_stem(t) VALUES (?)", (word,))
+    row = db.execute("SELECT term FROM temp.recall_stem_vocab LIMIT 1").fetchone()
+    return str(row[0]) if row else word.lower()
+
+
 def closest(db: sqlite3.Connection, word: str) -> str | None:
-    """The indexed term nearest to `word`, if one is close enough to be a typo of it."""
+    """The indexed stem nearest to `word`'s, if it is close enough to be a typo of it.
+
+    Stems are compared with stems, so length says something: a candidate
+    differs by at most as many letters as edits are allowed, a short word
+    (under 6 letters) only by substitution or transposition, never by a
+    dropped letter ("redis" never becomes "red"), and among equally close
+    candidates the one in most messages wins.
+    """
     word = word.lower().strip(string.punctuation)
     if len(word) < 4 or not word.isalpha():
         return None
+    typed = stem(db, word)
+    allowed = _allowed(word)
+    if not allowed:
+        return None
     _vocab(db)
-    allowed = 1 if len(word) <= 5 else 2
     rows = db.execute(
         "SELECT term, doc FROM temp.recall_vocab WHERE term >= ? AND term < ? LIMIT ?",
-        (word[:1], word[:1] + "\U0010ffff", MAX_CANDIDATES),
+        (typed[:1], typed[:1] + "\U0010ffff", MAX_CANDIDATES),
     ).fetchall()
-    best: tuple[int, int, int, str] | None = None
+    best: tuple[int, int, str] | None = None
     for term, docs in rows:
-        if abs(len(term) - len(word)) > 5 or len(term) < 3:
+        if abs(len(term) - len(typed)) > allowed or len(term) < 4:
             continue
-        d = _distance(word, term)
-        if d <= allowed:
-            key = (d, -len(term), -int(docs), term)
+        if len(word) < 6 and len(term) != len(typed):
+            continue
+        d = _osa(typed, term)
+        if 0 < d <= allowed:
+            key = (d, -int(docs), term)
             if best is None or key < best:
                 best = key
-    return best[3] if best else None
+    return best[2] if best else None
+
+
+def shown_word(db: sqlite3.Connection, term: str) -> str:
+    """A word of the index that has `term` as its stem, as a person wrote it (for saying
+    "showing results for …"): the first highlighted match, lowercased."""
+    quoted = '"' + term.replace('"', '""') + '"'
+    row = db.execute(
+        "SELECT highlight(messages_fts, 0, char(2), char(3)) FROM messages_fts"
+        " WHERE messages_fts MATCH ? LIMIT 1",
+        (quoted,),
+    ).fetchone()
+    if row and "\x02" in row[0]:
+        return str(row[0].split("\x02", 1)[1].split("\x03", 1)[0]).lower()
+    return term
 
 
 def correct(db: sqlite3.Connection, terms: list[Term]) -> Query | None:
@@ -93,8 +133,8 @@ def correct(db: sqlite3.Connection, terms: list[Term]) -> Query | None:
         text = term.text
         if not term.negated and not term.phrase and not term.prefix and not _has_hits(db, text):
             close = closest(db, text)
-            if close and close != text.lower():
-                text, changed = close, True
+            if close:
+                text, changed = shown_word(db, close), True
         fixed.append(Term(text, phrase=term.phrase, prefix=term.prefix, negated=term.negated))
     if not changed:
         return None
