@@ -134,13 +134,18 @@ def test_no_model_every_search_still_works_and_says_why_once(
     empty = tmp_path / "no-model"
     empty.mkdir()
     monkeypatch.setenv("RECALL_MODEL_DIR", str(empty))
-    for mode in ([], ["--mode", "semantic"], ["--mode", "hybrid"]):
+    # asked for by name: one short line says why not, and how to get it
+    for mode in (["--mode", "semantic"], ["--mode", "hybrid"]):
         code, out, err = call(capsys, "search", "payment retry", *mode, "--json")
         assert code == 0
         assert json.loads(out)["results"][0]["session_id"] == "s-retry"
-        assert err.count("semantic search is off") == 1 and "model.onnx" in err
-    code, out, err = call(capsys, "search", "payment retry", "--mode", "keyword")
-    assert code == 0 and err == ""
+        assert err.count("semantic search is off") == 1 and "recall model install" in err
+        assert len(err.strip().splitlines()) == 1 and len(err) < 100
+    # the default on an index never embedded, and keyword mode: keyword search as chosen,
+    # nothing to say on every search (`sync` says it once)
+    for mode in ([], ["--mode", "keyword"]):
+        code, out, err = call(capsys, "search", "payment retry", *mode)
+        assert code == 0 and err == ""
     code, _, err = call(capsys, "embed")
     assert code == 1 and "RECALL_MODEL_DIR" in err and len(err.strip().splitlines()) == 1
     code, out, err = call(capsys, "sync")
@@ -156,7 +161,9 @@ def test_embedding_none_in_config_means_keywords_only(
     _load.cache_clear()
     code, out, err = call(capsys, "search", "payment retry", "--json")
     assert code == 0 and json.loads(out)["results"][0]["session_id"] == "s-retry"
-    assert 'embedding = "none"' in err
+    assert err == ""  # the user chose keywords only: nothing to say
+    code, out, err = call(capsys, "search", "payment retry", "--mode", "semantic")
+    assert code == 0 and 'embedding = "none"' in err  # but asked for by name, it says why
     code, out, err = call(capsys, "sync")
     assert code == 0 and "semantic" not in err and "embedded" not in out
     _load.cache_clear()

@@ -54,13 +54,15 @@ def run(args: argparse.Namespace) -> int:
 
     if not 1 <= args.limit <= MAX_LIMIT:
         raise UsageError(f"--limit must be between 1 and {MAX_LIMIT}")
+    query = " ".join(args.query)
+    if not query.strip():
+        raise UsageError("the query is empty: give words to search for")
     filters = Filters(
         agents=args.agent,
         project=args.project,
         since=parse_when(args.since) if args.since else None,
         until=parse_when(args.until) if args.until else None,
     )
-    query = " ".join(args.query)
     # --- semantic search ---
     from recall.config import load_config
     from recall.search.modes import run as run_mode
@@ -73,6 +75,8 @@ def run(args: argparse.Namespace) -> int:
     if not 0 <= decay < float("inf"):  # also refuses NaN
         raise UsageError("--decay must be a finite number, 0 or more")
     with open_reader() as store:
+        filters.agents = known_agents(store.conn, args.agent)
+        indexed = store.conn.execute("SELECT 1 FROM sessions LIMIT 1").fetchone() is not None
         outcome = run_mode(store.conn, query, filters, args.limit, args.mode, fusion, decay)
     if outcome.note:
         sys.stderr.write(f"recall: {outcome.note}\n")
@@ -85,7 +89,9 @@ def run(args: argparse.Namespace) -> int:
         print_json(out)
         return 0
     if not out.results:
-        print(f"No results for {query!r}.")
+        if not indexed:
+            sys.stderr.write("recall: nothing is indexed yet: run `recall sync`\n")
+        print(f"No results for {query!r}{_in_force(args)}.")
         return 1
     color = use_color()
     for n, r in enumerate(out.results, 1):
@@ -94,3 +100,35 @@ def run(args: argparse.Namespace) -> int:
         print(f"{n:>2}. {title}\n    {where}  [{r.session_id}]  score {r.score:.3g}")
         print(f"    {highlight(r.snippet, color)}\n")
     return 0
+
+
+def known_agents(db: Any, asked: list[str]) -> list[str]:
+    """`--agent` values as the index spells them (any case); an unknown one is a usage error
+    naming the agents recall reads and those the index holds."""
+    from recall.agents import ADAPTERS, IMPORT
+    from recall.errors import UsageError
+
+    known = {
+        *ADAPTERS,
+        IMPORT.name,
+        *(r[0] for r in db.execute("SELECT DISTINCT agent FROM sessions")),
+    }
+    by_case = {name.casefold(): name for name in known}
+    out = []
+    for name in asked:
+        match = by_case.get(name.strip().casefold())
+        if match is None:
+            raise UsageError(f"unknown agent {name!r} (known: {', '.join(sorted(known))})")
+        out.append(match)
+    return out
+
+
+def _in_force(args: argparse.Namespace) -> str:
+    """The filters that narrowed the search, as the user typed them (' with --since 7d')."""
+    shown = [f"--agent {a}" for a in args.agent]
+    shown += [
+        f"--{name} {value}"
+        for name in ("project", "since", "until")
+        if (value := getattr(args, name)) is not None
+    ]
+    return f" with {', '.join(shown)}" if shown else ""

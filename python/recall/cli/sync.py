@@ -98,8 +98,9 @@ def _embed_after_sync(quiet: bool) -> None:
     try:
         report = embed_now(quiet)
     except ModelError as exc:
-        if not quiet:
-            sys.stderr.write(f"recall: semantic search is off: {exc}\n")
+        if not quiet:  # one short line: keyword search works either way
+            why = "no embedding model (`recall model install`)" if " lacks " in str(exc) else exc
+            sys.stderr.write(f"recall: semantic search is off: {why}\n")
         return
     if not quiet and report.messages:
         print(embed_line(report))

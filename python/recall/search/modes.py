@@ -25,7 +25,8 @@ if TYPE_CHECKING:
 
 MODES = ("keyword", "semantic", "hybrid")
 FUSIONS = tuple(PRESETS)
-NOTHING_EMBEDDED = "semantic search is off: nothing is embedded yet (run `recall embed`)"
+NOTHING_EMBEDDED = "semantic search is off: nothing is embedded yet (`recall embed`)"
+NO_MODEL = "semantic search is off: no embedding model (`recall model install`)"
 
 
 class Outcome(Record):
@@ -36,34 +37,38 @@ class Outcome(Record):
     """Why semantic search was off, for stderr."""
 
 
-def _any_vectors(db: sqlite3.Connection, model: str) -> bool:
-    sql = "SELECT 1 FROM chunks WHERE model = ? LIMIT 1"
+def _any_vectors(db: sqlite3.Connection, model: str | None = None) -> bool:
+    sql = "SELECT 1 FROM chunks" + (" WHERE model = ?" if model else "") + " LIMIT 1"
     try:
-        return db.execute(sql, (model,)).fetchone() is not None
+        return db.execute(sql, (model,) if model else ()).fetchone() is not None
     except sqlite3.OperationalError:
         return False
 
 
-def _encoder(db: sqlite3.Connection) -> tuple[Encoder | None, str | None]:
-    """The encoder to search with, or None and why not.
+def _encoder(db: sqlite3.Connection, asked: bool) -> tuple[Encoder | None, str | None]:
+    """The encoder to search with, or None and, when it is news, one short line why not.
 
-    `embedding = "none"` is settled from the config alone. Otherwise
-    `semantic.provider` finds the model's id without loading the model (a
-    missing model is the note), and the model loads only if vectors carry it.
+    It is news when the user asked for semantic or hybrid search (`asked`),
+    or when vectors exist but cannot be used. A default search on an index
+    that was never embedded, or with `embedding = "none"`, is keyword search
+    as chosen: nothing to say (`recall sync` says once how to turn it on).
+    `embedding = "none"` is settled from the config alone; otherwise
+    `semantic.provider` finds the model's id without loading the model.
     """
     from recall.config import embedding_provider
 
     if embedding_provider() == "none":
-        return None, 'semantic search is off: embedding = "none" in config: keyword search only'
+        return None, 'semantic search is off: embedding = "none" in config' if asked else None
     from recall.semantic import ModelError
     from recall.semantic.provider import current_model_id, get_encoder
 
     try:  # find the model id before loading the model: loading costs ~0.5 s
         if not _any_vectors(db, current_model_id()):
-            return None, NOTHING_EMBEDDED
+            return None, NOTHING_EMBEDDED if asked else None
         return get_encoder(), None
-    except ModelError as exc:
-        return None, f"semantic search is off: {exc}"
+    except ModelError:
+        news = asked or _any_vectors(db)
+        return None, NO_MODEL if news else None
 
 
 def run(
@@ -77,7 +82,7 @@ def run(
 ) -> Outcome:
     """Search in `mode` (None: hybrid when vectors exist, else keyword)."""
     query = parse(text)
-    encoder, note = (None, None) if mode == "keyword" else _encoder(db)
+    encoder, note = (None, None) if mode == "keyword" else _encoder(db, mode is not None)
     if encoder is None:
         results, corrected = keyword_search(db, query, filters, limit)
         if decay > 0:

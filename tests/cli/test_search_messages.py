@@ -1,0 +1,57 @@
+"""What `recall search` says around its results: each message true and useful."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from clihelp import call
+
+
+def test_before_any_sync_it_says_to_run_sync(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = call(capsys, "search", "kafka")
+    assert code == 1
+    assert "nothing is indexed yet: run `recall sync`" in err
+    assert "recall embed" not in err
+
+
+def test_an_empty_query_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    for query in ("", "   "):
+        code, _, err = call(capsys, "search", query)
+        assert code == 2 and "the query is empty" in err
+
+
+@pytest.fixture
+def indexed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "chats.jsonl"
+    rows = [
+        {
+            "session": "s1",
+            "agent": "claude",
+            "role": "user",
+            "text": "the kafka retry budget",
+            "timestamp": "2025-01-02T10:00:00+00:00",
+        }
+    ]
+    src.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    assert call(capsys, "ingest", "--format", "jsonl", str(src))[0] == 0
+
+
+def test_no_results_names_the_filters_that_hid_everything(
+    indexed: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = call(capsys, "search", "kafka", "--since", "7d", "--agent", "claude")
+    assert code == 1
+    assert out.strip() == "No results for 'kafka' with --agent claude, --since 7d."
+
+
+def test_agents_match_in_any_case_and_an_unknown_one_is_named(
+    indexed: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = call(capsys, "search", "kafka", "--agent", "Claude")
+    assert code == 0 and "kafka" in out
+    code, _, err = call(capsys, "search", "kafka", "--agent", "cursor")
+    assert code == 2
+    assert "unknown agent 'cursor'" in err and "claude, codex, gemini" in err
