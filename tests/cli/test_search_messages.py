@@ -55,3 +55,30 @@ def test_agents_match_in_any_case_and_an_unknown_one_is_named(
     code, _, err = call(capsys, "search", "kafka", "--agent", "cursor")
     assert code == 2
     assert "unknown agent 'cursor'" in err and "claude, codex, gemini" in err
+
+
+def test_text_output_in_a_pipe_is_plain_short_ids_and_whole_words(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    long_id = "5c0375b4-57a5-4f26-b12d-d022ee4e51b7"
+    text = (
+        "We added ****Retry** decorators** around the flaky payment client calls, with "
+        "exponential backoff and jitter, because the upstream gateway times out under load "
+        "and retrying immediately only made the thundering herd worse for everyone involved"
+    )
+    src = tmp_path / "chats.jsonl"
+    src.write_text(json.dumps({"session": long_id, "role": "user", "text": text}) + "\n")
+    assert call(capsys, "ingest", "--format", "jsonl", str(src))[0] == 0
+    code, out, _ = call(capsys, "search", "retry", "decorators", "--mode", "keyword")
+    assert code == 0
+    assert "[5c0375b4]" in out and long_id not in out  # JSON keeps the whole id
+    assert "\x1b[" not in out  # no colour codes in a pipe
+    assert "**Retry**" not in out.replace("****Retry** decorators**", "")  # no added markers
+    words = set(text.split())
+    for line in out.splitlines():
+        assert len(line) <= 80, line
+        for word in line.split():
+            if word.isalpha() and len(word) > 3:
+                assert word in words or word in ("score", "import", "testbox"), word
+    doc = json.loads(call(capsys, "search", "retry", "--json")[1])
+    assert doc["results"][0]["session_id"] == long_id

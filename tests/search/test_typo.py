@@ -64,3 +64,13 @@ def test_a_longer_typo_still_reaches_its_stem(
     code, doc, _ = _search(capsys, "prefernces")
     assert code == 0 and doc["corrected"] == "preferences"
     assert [r["session_id"] for r in doc["results"]] == ["s-prefs"]  # type: ignore[index]
+
+
+def test_results_are_listed_in_the_order_of_their_scores(
+    indexed: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What the typed words found comes first; the scores shown never go up down the list."""
+    for query in ("lambdify openssl", "lambdify prefernces", "prefernces", "tuple comma plot"):
+        _, doc, _ = _search(capsys, query)
+        scores = [r["score"] for r in doc["results"]]  # type: ignore[index]
+        assert scores == sorted(scores, reverse=True), (query, scores)

@@ -16,11 +16,53 @@ def use_color() -> bool:
     return sys.stdout.isatty() and "NO_COLOR" not in os.environ
 
 
-def highlight(snippet: str, color: bool) -> str:
+WIDTH = 80
+
+
+def highlight(snippet: str, color: bool, indent: str = "", width: int = WIDTH) -> str:
+    """A snippet as lines of at most `width` columns, broken between words; matches in
+    bold on a terminal, plain text in a pipe (no `**`, which collides with markdown)."""
+    import textwrap
+
     from recall.search.results import HL_END, HL_START
 
-    start, end = (BOLD, RESET) if color else ("**", "**")
-    return " ".join(snippet.replace(HL_START, start).replace(HL_END, end).split())
+    words = " ".join(snippet.split())
+    lines = textwrap.wrap(
+        words,
+        width=width,
+        initial_indent=indent,
+        subsequent_indent=indent,
+        break_long_words=False,
+        break_on_hyphens=False,
+    )  # the two markers are one column each: a line may come up one or two short
+    start, end = (BOLD, RESET) if color else ("", "")
+    return "\n".join(line.replace(HL_START, start).replace(HL_END, end) for line in lines)
+
+
+def short_id(session_id: str) -> str:
+    """A session id as text output shows it: 8 characters, a unique prefix in practice
+    (`recall show` takes any unique prefix); a sub-agent keeps its own part."""
+    parent, sep, child = session_id.partition(":")
+    return parent[:8] + sep + child
+
+
+def wrap(text: str, indent: str = "", width: int = WIDTH) -> str:
+    """`text` broken between words into lines of at most `width` columns."""
+    import textwrap
+
+    return (
+        "\n".join(
+            textwrap.wrap(
+                text,
+                width=width,
+                initial_indent=indent,
+                subsequent_indent=indent,
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+        )
+        or indent.rstrip()
+    )
 
 
 def progress(label: str) -> Callable[[int, int], None]:

@@ -46,7 +46,7 @@ def add_parser(subs: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from recall.cli.render import day, highlight, print_json, use_color
+    from recall.cli.render import day, highlight, print_json, short_id, use_color, wrap
     from recall.errors import UsageError
     from recall.search.results import MAX_LIMIT, Filters, plain
     from recall.store import open_reader
@@ -97,8 +97,9 @@ def run(args: argparse.Namespace) -> int:
     for n, r in enumerate(out.results, 1):
         where = " · ".join(x for x in (r.agent, r.project or "", day(r.date), r.computer) if x)
         title = r.title or "(untitled)"
-        print(f"{n:>2}. {title}\n    {where}  [{r.session_id}]  score {r.score:.3g}")
-        print(f"    {highlight(r.snippet, color)}\n")
+        print(wrap(f"{n:>2}. {title}", "    ")[4:])
+        print(wrap(f"{where}  [{short_id(r.session_id)}]  score {r.score:.3g}", "    "))
+        print(highlight(r.snippet, color, "    ") + "\n")
     return 0
 
 

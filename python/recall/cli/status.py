@@ -18,16 +18,10 @@ def run(args: argparse.Namespace) -> int:
     from recall.cli.render import day, print_json
     from recall.config import computer_name
     from recall.store import open_reader
-    from recall.store.locking import wal_reset_bug
     from recall.store.queries import stats
 
     with open_reader() as store:
         st = stats(store.conn, store.path)
-    sqlite_note = (
-        "WAL-reset bug present: writers serialised by a lock file"
-        if wal_reset_bug()
-        else "WAL-reset fix present"
-    )
     if args.json:
         print_json(
             {
@@ -43,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"recall {__version__} on {computer_name()}; core: {_accel.IMPL} ({_accel.IMPL_REASON})")
     print(
         f"index: {st.database} ({st.size_bytes / 1e6:.1f} MB); "
-        f"SQLite {sqlite3.sqlite_version} ({sqlite_note})"
+        f"SQLite {sqlite3.sqlite_version} (`recall doctor` checks it)"
     )
     print(
         f"{st.sessions} sessions, {st.messages} messages from {st.transcripts} transcripts"

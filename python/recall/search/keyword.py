@@ -6,7 +6,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from recall.record import Record
+from recall.record import Record, replace
 from recall.search.query import Query, Term, has_cjk, match_all, match_any
 from recall.search.results import HL_END, HL_START, MAX_LIMIT, Filters, Result, SearchOutput
 from recall.search.sql import filter_sql, message_indexes, message_texts
@@ -247,4 +247,8 @@ def keyword_search(
     extra = [
         r for r in search(db, fixed, filters, limit).results if (r.agent, r.session_id) not in seen
     ]
+    # One ordering: what the typed words found ranks above what the corrected words
+    # found, and every score shown decreases down the list (as for the any-word fallback).
+    floor = min((r.score for r in out.results), default=1.0)
+    extra = [replace(r, score=round(floor - 1.0 / (1.0 + max(r.score, 0.0)), 4)) for r in extra]
     return (out.results + extra)[:limit], fixed.text if extra else None
