@@ -132,7 +132,9 @@ def prepare(
         else:
             parsed, nbytes = _read_piece(fh, adapter, path, offset, state)
         end = offset + parsed.offset
-        more = not whole and offset + nbytes < st.st_size and nbytes == PIECE
+        # more to read after this piece, and this piece got somewhere (a half-written line
+        # longer than a piece makes no progress: it waits for the file to grow)
+        more = not whole and nbytes == PIECE and parsed.offset > 0 and end < st.st_size
         head = _fingerprint(fh, end)
     if whole:
         for part in parsed.parts:

@@ -191,3 +191,26 @@ def test_a_file_rewritten_in_place_behind_its_first_kilobyte_is_read_again(
     assert any("anchovy" in t for t in texts) and any("mackerel" in t for t in texts)
     # what was indexed before stays: a mirror outlives what happens to its file
     assert any("sardine" in t for t in texts)
+
+
+def test_a_half_written_line_longer_than_a_piece_waits_and_never_loops(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from clihelp import call, call_json
+
+    path = project / "s.jsonl"
+    with open(path, "wb") as fh:
+        fh.write(_line("u1", "before the unfinished giant", session="s"))
+        fh.write(b'{"type": "user", "message": {"content": "' + b"y" * (70 * 1024 * 1024))
+    start = time.monotonic()
+    code, out, err = call(capsys, "sync", "--no-embed")
+    assert code == 0, err
+    assert time.monotonic() - start < 60
+    texts = [m["text"] for m in call_json(capsys, "show", "s", "--json")["messages"]]
+    assert texts == ["before the unfinished giant"]
+    with open(path, "ab") as fh:  # the agent finishes the line, and writes another
+        fh.write(b'"}}\n' + _line("u2", "after the giant", session="s"))
+    code, out, err = call(capsys, "sync", "--no-embed")
+    assert code == 0 and "1 line over 64 MB" in out
+    texts = [m["text"] for m in call_json(capsys, "show", "s", "--json")["messages"]]
+    assert texts == ["before the unfinished giant", "after the giant"]
