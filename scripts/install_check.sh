@@ -72,7 +72,8 @@ say "3. pipx install . with no cargo on PATH: no toolchain download, the twin"
 tools=$(fresh_venv tools)
 env PATH="$tools:$BARE_PATH" "$tools/pip" install --quiet pipx
 export PIPX_HOME="$WORK/pipx" PIPX_BIN_DIR="$WORK/pipx-bin"
-env PATH="$tools:$BARE_PATH" "$tools/pipx" install --pip-args=--log="$WORK/source.log" "$REPO" > /dev/null
+env PATH="$tools:$BARE_PATH" "$tools/pipx" install --pip-args=--log="$WORK/source.log" "$REPO" \
+    > "$WORK/pipx.out" 2>&1 || { cat "$WORK/pipx.out"; exit 1; }
 if grep -qi puccinialin "$WORK/source.log"; then echo "a Rust toolchain was fetched"; exit 1; fi
 check_recall "$PIPX_BIN_DIR" python
 check_model "$PIPX_BIN_DIR"
