@@ -22,8 +22,9 @@ from recall.agents import Adapter
 from recall.digest import sha1_hex
 from recall.privacy import policy
 from recall.privacy.forget import MARKER, forget_marked
+from recall.privacy.projects import project_matches
 from recall.privacy.redaction import current
-from recall.record import Record
+from recall.record import Record, field, replace
 from recall.safeio import MAX_LINE, SKIP_BIG_DOCUMENT, SKIP_LONG_LINE, open_regular, skip_line
 from recall.store import Store
 from recall.store.writer import (
@@ -34,6 +35,7 @@ from recall.store.writer import (
     read_mark,
     write_mark,
 )
+from recall.textutil import scrub
 from recall.types import Parsed, SessionPart
 
 _HEAD_BYTES = 1024
@@ -43,7 +45,11 @@ PIECE = MAX_LINE
 
 
 class Job(Record):
-    """A parsed slice of one transcript, ready to commit."""
+    """A parsed slice of one transcript, redacted, ready to commit.
+
+    Redaction (the user's patterns included) runs in `prepare`, outside the
+    write lock, so no pattern can hold the lock: committing is SQL only.
+    """
 
     path: str
     agent: str
@@ -54,6 +60,8 @@ class Job(Record):
     nbytes: int
     more: bool = False
     """The file goes on past this piece: prepare it again once this job is committed."""
+    marked: list[str] = field(default_factory=list)
+    """Sessions whose text carried the ignore marker before redaction."""
 
 
 def stored_path(path: Path) -> str:
@@ -139,6 +147,7 @@ def prepare(
     if whole:
         for part in parsed.parts:
             part.replace = True
+    marked = _redact(parsed)
     for reason, count in parsed.skipped.items():
         skipped[reason] = skipped.get(reason, 0) + count
     new_mark = TranscriptMark(
@@ -160,7 +169,58 @@ def prepare(
         mark=new_mark,
         nbytes=nbytes,
         more=more,
+        marked=marked,
     )
+
+
+def _redact(parsed: Parsed) -> list[str]:
+    """Redact every text of a parse in place (outside the write lock); returns the
+    sessions whose text carried the ignore marker before redaction could hide it."""
+    redactor = current()
+    settings = policy.settings()
+    marked = []
+    kept = []
+    for part in parsed.parts:
+        clean_ids(part)
+        project = part.info.project
+        if project and project_matches(project, settings.exclude_projects):
+            continue  # excluded by its real path, before redaction could change it
+        if policy.has_marker(part, settings.ignore_marker):
+            marked.append(part.info.session_id)
+        kept.append(redacted_part(part, redactor))
+    parsed.parts = kept
+    parsed.state = redactor.redact_json(parsed.state)
+    return marked
+
+
+def redacted_part(part: SessionPart, redactor: Redactor) -> SessionPart:
+    """`part` with its messages, title, project and metadata redacted."""
+    clean = redactor.redact
+    info = part.info
+    return SessionPart(
+        info=replace(
+            info,
+            project=clean(info.project) if info.project else info.project,
+            title=clean(info.title) if info.title else info.title,
+            metadata={k: clean(str(v)) for k, v in info.metadata.items()},
+        ),
+        messages=[replace(m, text=clean(m.text)) for m in part.messages],
+        replace=part.replace,
+        rewinds=part.rewinds,
+    )
+
+
+class _Redacted:
+    """The redactor for text `prepare` already redacted: lone surrogates only."""
+
+    def redact(self, text: str) -> str:
+        return scrub(text)
+
+    def redact_json(self, value: Any) -> Any:
+        return value
+
+
+ALREADY_REDACTED = _Redacted()
 
 
 def store_part(
@@ -169,14 +229,16 @@ def store_part(
     computer: str,
     transcript: str | None,
     redactor: Redactor,
+    marked: bool | None = None,
 ) -> int | None:
     """Store one session part unless privacy keeps it out; its rowid, or None when refused.
 
     A part carrying the ignore marker also deletes what was indexed of its
-    session and leaves a tombstone.
+    session and leaves a tombstone. `marked` is what `prepare` saw before
+    redacting (None: look at the part's text now).
     """
     clean_ids(part)
-    reason = policy.refusal(db, part)
+    reason = policy.refusal(db, part, marked)
     if reason == MARKER:
         forget_marked(db, part.info.session_id, part.info.agent)
     if reason is not None:
@@ -186,14 +248,15 @@ def store_part(
 
 def commit(db: sqlite3.Connection, job: Job, computer: str) -> list[str]:
     """Merge a prepared job inside the caller's transaction; returns the sessions touched."""
-    redactor = current()  # once per job: looking the settings up costs per call
     mark = read_mark(db, job.path)
+    marked = set(job.marked)
     for part in job.parsed.parts:
-        store_part(db, part, computer, job.path, redactor)
+        is_marked = part.info.session_id in marked
+        store_part(db, part, computer, job.path, ALREADY_REDACTED, is_marked)
     # Another process may have read further meanwhile; never move its mark back
     # unless this job re-read the file from the start (a rewrite or truncation).
     if mark is None or job.base == 0 or job.mark.offset >= mark.offset:
-        write_mark(db, job.mark, redactor)
+        write_mark(db, job.mark, ALREADY_REDACTED)
     return [part.info.session_id for part in job.parsed.parts]
 
 
@@ -220,8 +283,9 @@ def resolve(path: str | os.PathLike[str]) -> Path:
 def ingest_bytes(store: Store, adapter: Adapter, data: bytes, computer: str) -> Parsed:
     """Parse and store a transcript that has no file (an import piped on stdin)."""
     parsed = adapter.parse(Path("-"), data, 0, {})
-    redactor = current()
+    marked = set(_redact(parsed))  # outside the lock, as for files
     with store.transaction() as db:
         for part in parsed.parts:
-            store_part(db, part, computer, None, redactor)
+            is_marked = part.info.session_id in marked
+            store_part(db, part, computer, None, ALREADY_REDACTED, is_marked)
     return parsed

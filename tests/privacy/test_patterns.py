@@ -89,3 +89,42 @@ def test_a_hook_with_a_catastrophic_pattern_never_holds_the_lock(
     assert waited < 5.0
     log = (recall_home / "recall.log").read_text(encoding="utf-8")
     assert "refused" in log
+
+
+def test_a_slow_pattern_that_is_allowed_still_never_holds_the_lock(
+    recall_home: Path, tmp_path: Path
+) -> None:
+    """Polynomial patterns pass the check (`(?:a.*){3}z` on 'aaaa…'); redaction runs
+    before the lock is taken, so however long it runs, other writers never wait on it."""
+    _config(recall_home, "(?:a.*){3}z")
+    transcript = tmp_path / "s.jsonl"
+    record = {
+        "type": "user",
+        "uuid": "u1",
+        "sessionId": "s",
+        "message": {"role": "user", "content": "a" * 20000},
+    }
+    transcript.write_text(json.dumps(record) + "\n")
+    payload = json.dumps({"session_id": "s", "transcript_path": str(transcript)})
+    env = {**os.environ, "RECALL_HOME": str(recall_home)}
+    with subprocess.Popen(
+        [sys.executable, "-m", "recall", "ingest", "--event", "agent-stop", "--agent", "claude"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    ) as hook:
+        assert hook.stdin is not None
+        hook.stdin.write(payload.encode())
+        hook.stdin.close()
+        time.sleep(1.5)  # the hook is deep in its pattern by now
+        try:
+            assert hook.poll() is None, "the pattern should still be running"
+            from recall.store import open_writer
+
+            start = time.monotonic()
+            with open_writer() as store, store.transaction():
+                waited = time.monotonic() - start
+        finally:
+            hook.kill()
+    assert waited < 2.0, f"a writer waited {waited:.1f} s on a hook's pattern"

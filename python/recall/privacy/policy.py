@@ -38,12 +38,13 @@ def settings() -> PrivacyConfig:
     return load_config().privacy
 
 
-def refusal(db: sqlite3.Connection, part: SessionPart) -> str | None:
+def refusal(db: sqlite3.Connection, part: SessionPart, marked: bool | None = None) -> str | None:
     """Why `part` must not be stored (a reason constant), or None to store it.
 
     A decision only: for `MARKER` the caller also deletes what was already
     indexed of the session and leaves a tombstone (`forget.forget_marked`), so
-    the turns after the marked one stay out too.
+    the turns after the marked one stay out too. `marked` says whether the
+    part's text carried the marker before it was redacted (None: look now).
     """
     info = part.info
     if is_forgotten(db, info.session_id, info.agent):
@@ -60,6 +61,6 @@ def refusal(db: sqlite3.Connection, part: SessionPart) -> str | None:
         project = row[0] if row else None
     if project and project_matches(project, policy.exclude_projects):
         return EXCLUDED
-    if has_marker(part, policy.ignore_marker):
+    if marked if marked is not None else has_marker(part, policy.ignore_marker):
         return MARKER
     return None
