@@ -95,3 +95,26 @@ def test_a_title_match_lifts_its_session(
     )
     out = call_json(capsys, "search", "eviction")
     assert [r["session_id"] for r in out["results"]] == ["titled", "plain"]
+
+
+def test_messages_mode_returns_several_messages_of_one_session(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = tmp_path / "chats.jsonl"
+    rows = [
+        {"session": "s1", "role": "user", "text": "should the ledger use postgres?"},
+        {"session": "s1", "role": "assistant", "text": "yes: postgres, serializable isolation"},
+        {"session": "s1", "role": "user", "text": "and the cache, not postgres?"},
+        {"session": "s2", "role": "user", "text": "postgres upgrade to 16 next week"},
+    ]
+    src.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    assert call(capsys, "ingest", "--format", "jsonl", str(src))[0] == 0
+    sessions = call_json(capsys, "search", "postgres", "--mode", "keyword", "--json")
+    assert [r["session_id"] for r in sessions["results"]].count("s1") == 1
+    found = call_json(capsys, "search", "postgres", "--messages", "--mode", "keyword", "--json")
+    hits = [(r["session_id"], r["message_index"]) for r in found["results"]]
+    assert sorted(hits) == [("s1", 0), ("s1", 1), ("s1", 2), ("s2", 0)]
+    shown = call_json(capsys, "show", "s1", "--json")["messages"]
+    for r in found["results"]:
+        if r["session_id"] == "s1":  # each points at its own message
+            assert "postgres" in shown[r["message_index"]]["text"]

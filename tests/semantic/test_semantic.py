@@ -218,3 +218,14 @@ def test_search_as_a_process_in_hybrid_mode(
     done = run("search", "tomatoes turning yellow", "--json")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["results"][0]["session_id"] == "s-garden"
+
+
+@pytest.mark.needs_model
+def test_hybrid_messages_mode_points_at_each_matching_message(
+    corpus: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _embed(capsys)
+    out = call_json(capsys, "search", "payment retry backoff", "--messages", "--json")
+    hits = [(r["session_id"], r["message_index"]) for r in out["results"]]
+    assert ("s-retry", 0) in hits and len(hits) == len(set(hits))
+    assert all(i is not None for _, i in hits)

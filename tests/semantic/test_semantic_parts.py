@@ -29,18 +29,18 @@ def _r(session: str, score: float, date: str | None = None, snippet: str = "") -
 
 def test_rrf_sums_reciprocal_ranks() -> None:
     scores = rrf([[_r("x", 9), _r("y", 5)], [_r("y", 0.9), _r("z", 0.8)]])
-    assert scores[("pc", "a", "y")] == pytest.approx(1 / 62 + 1 / 61)
-    assert scores[("pc", "a", "x")] == pytest.approx(1 / 61)
-    assert scores[("pc", "a", "z")] == pytest.approx(1 / 62)
+    assert scores[("pc", "a", "y", None)] == pytest.approx(1 / 62 + 1 / 61)
+    assert scores[("pc", "a", "x", None)] == pytest.approx(1 / 61)
+    assert scores[("pc", "a", "z", None)] == pytest.approx(1 / 62)
 
 
 def test_weighted_normalises_each_list_then_weighs() -> None:
     kw = [_r("x", 10), _r("y", 5), _r("w", 0)]
     vec = [_r("y", 0.9), _r("x", 0.5)]
     scores = weighted([kw, vec], (0.3, 0.7))
-    assert scores[("pc", "a", "x")] == pytest.approx(0.3 * 1.0 + 0.7 * 0.0)
-    assert scores[("pc", "a", "y")] == pytest.approx(0.3 * 0.5 + 0.7 * 1.0)
-    assert scores[("pc", "a", "w")] == pytest.approx(0.0)
+    assert scores[("pc", "a", "x", None)] == pytest.approx(0.3 * 1.0 + 0.7 * 0.0)
+    assert scores[("pc", "a", "y", None)] == pytest.approx(0.3 * 0.5 + 0.7 * 1.0)
+    assert scores[("pc", "a", "w", None)] == pytest.approx(0.0)
 
 
 def test_decay_halves_after_ln2_over_lambda_days() -> None:

@@ -22,6 +22,11 @@ def add_parser(subs: Any) -> None:
     p.add_argument("--until", metavar="WHEN", help="same forms as --since")
     p.add_argument("--limit", "-n", type=int, default=10, metavar="N", help="results (default 10)")
     p.add_argument("--json", action="store_true", help="machine-readable output (SPEC §9)")
+    p.add_argument(
+        "--messages",
+        action="store_true",
+        help="the best-matching messages (several per session), not one result per session",
+    )
     # --- semantic search ---
     p.add_argument(
         "--mode",
@@ -77,7 +82,9 @@ def run(args: argparse.Namespace) -> int:
     with open_reader() as store:
         filters.agents = known_agents(store.conn, args.agent)
         indexed = store.conn.execute("SELECT 1 FROM sessions LIMIT 1").fetchone() is not None
-        outcome = run_mode(store.conn, query, filters, args.limit, args.mode, fusion, decay)
+        outcome = run_mode(
+            store.conn, query, filters, args.limit, args.mode, fusion, decay, args.messages
+        )
     if outcome.note:
         sys.stderr.write(f"recall: {outcome.note}\n")
     out = outcome.output
@@ -98,7 +105,8 @@ def run(args: argparse.Namespace) -> int:
         where = " · ".join(x for x in (r.agent, r.project or "", day(r.date), r.computer) if x)
         title = r.title or "(untitled)"
         print(wrap(f"{n:>2}. {title}", "    ")[4:])
-        print(wrap(f"{where}  [{short_id(r.session_id)}]  score {r.score:.3g}", "    "))
+        at = f" #{r.message_index}" if args.messages and r.message_index is not None else ""
+        print(wrap(f"{where}  [{short_id(r.session_id)}{at}]  score {r.score:.3g}", "    "))
         print(highlight(r.snippet, color, "    ") + "\n")
     return 0
 

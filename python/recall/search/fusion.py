@@ -27,24 +27,31 @@ PRESETS = {
 }
 
 
-def key(r: Result) -> tuple[str, str, str]:
-    return (r.computer, r.agent, r.session_id)
+Key = tuple[str, str, str, int | None]
+
+
+def key(r: Result, by_message: bool = False) -> Key:
+    """What one result stands for: a session, or (`by_message`) one of its messages."""
+    return (r.computer, r.agent, r.session_id, r.message_index if by_message else None)
 
 
 def rrf(
-    lists: list[list[Result]], weights: list[float] | None = None
-) -> dict[tuple[str, ...], float]:
-    scores: dict[tuple[str, ...], float] = {}
+    lists: list[list[Result]], weights: list[float] | None = None, by_message: bool = False
+) -> dict[Key, float]:
+    scores: dict[Key, float] = {}
     for n, results in enumerate(lists):
         w = weights[n] if weights else 1.0
         for rank, r in enumerate(results):
-            scores[key(r)] = scores.get(key(r), 0.0) + w / (RRF_K + rank + 1)
+            k = key(r, by_message)
+            scores[k] = scores.get(k, 0.0) + w / (RRF_K + rank + 1)
     return scores
 
 
-def weighted(lists: list[list[Result]], weights: tuple[float, ...]) -> dict[tuple[str, ...], float]:
+def weighted(
+    lists: list[list[Result]], weights: tuple[float, ...], by_message: bool = False
+) -> dict[Key, float]:
     """Min-max normalise each list's scores to [0, 1], then sum with `weights`."""
-    scores: dict[tuple[str, ...], float] = {}
+    scores: dict[Key, float] = {}
     for w, results in zip(weights, lists, strict=True):
         if not results:
             continue
@@ -53,7 +60,8 @@ def weighted(lists: list[list[Result]], weights: tuple[float, ...]) -> dict[tupl
         span = hi - lo
         for r in results:
             norm = (r.score - lo) / span if span > 0 else 1.0
-            scores[key(r)] = scores.get(key(r), 0.0) + w * norm
+            k = key(r, by_message)
+            scores[k] = scores.get(k, 0.0) + w * norm
     return scores
 
 
@@ -73,14 +81,15 @@ def fuse(
     fusion: str,
     limit: int,
     decay: float = 0.0,
+    by_message: bool = False,
 ) -> list[Result]:
     """One ranking from several: the first list's copy of a result (its snippet) wins."""
     preset = PRESETS[fusion]
-    scores = rrf(lists) if preset is None else weighted(lists, preset)
-    first: dict[tuple[str, ...], Result] = {}
+    scores = rrf(lists, None, by_message) if preset is None else weighted(lists, preset, by_message)
+    first: dict[Key, Result] = {}
     for results in lists:
         for r in results:
-            first.setdefault(key(r), r)
+            first.setdefault(key(r, by_message), r)
     ranked = []
     for k, score in scores.items():
         r = first[k]

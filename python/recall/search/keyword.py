@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 from recall.record import Record, replace
@@ -145,8 +145,24 @@ def _common_terms(db: sqlite3.Connection, terms: list[Term]) -> frozenset[Term]:
     return frozenset(t for t in positive if db.execute(sql, (t.fts(), cap)).fetchone()[0] >= cap)
 
 
+Unit = Callable[["_Hit"], Hashable]
+"""What one result stands for: a session (its best message), or one message."""
+
+
+def _session(hit: _Hit) -> Hashable:
+    return hit.sid
+
+
+def _message(hit: _Hit) -> Hashable:
+    return (hit.sid, hit.position)
+
+
 def _add_substring_hits(
-    best: dict[int, _Hit], found: list[tuple[_Hit, str]], query: Query, words: list[str]
+    best: dict[Hashable, _Hit],
+    found: list[tuple[_Hit, str]],
+    query: Query,
+    words: list[str],
+    unit: Unit,
 ) -> None:
     """Rank substring hits, which have no FTS5 score, by BM25 over their own texts.
 
@@ -155,13 +171,13 @@ def _add_substring_hits(
     """
     from recall.search.rank import merge
 
-    fresh = [pair for pair in found if pair[0].sid not in best]
+    fresh = [pair for pair in found if unit(pair[0]) not in best]
     floor = min((h.score for h in best.values()), default=1.0)
     for score, (hit, text) in merge(query.words(), fresh, lambda pair: pair[1]):
-        if hit.sid not in best:  # a session's best-scoring message stands for it
+        if unit(hit) not in best:  # a session's best-scoring message stands for it
             hit.snippet = _mark_substring(text, words)
             hit.score = floor - 1.0 / (1.0 + score)
-            best[hit.sid] = hit
+            best[unit(hit)] = hit
 
 
 def _texts(db: sqlite3.Connection, hits: Sequence[_Hit]) -> list[str | None]:
@@ -169,41 +185,52 @@ def _texts(db: sqlite3.Connection, hits: Sequence[_Hit]) -> list[str | None]:
     return message_texts(db, [(h.sid, h.position) for h in hits])
 
 
-def search(db: sqlite3.Connection, query: Query, filters: Filters, limit: int = 10) -> SearchOutput:
-    """Best-matching sessions for `query`: never raises on what the user typed."""
+def search(
+    db: sqlite3.Connection,
+    query: Query,
+    filters: Filters,
+    limit: int = 10,
+    messages: bool = False,
+) -> SearchOutput:
+    """Best-matching sessions for `query` (with `messages`: best-matching messages, several
+    per session allowed): never raises on what the user typed."""
     limit = max(1, min(limit, MAX_LIMIT))
     terms = query.terms
     window = max(limit * 10, 100)
-    best: dict[int, _Hit] = {}
+    unit: Unit = _message if messages else _session
+    best: dict[Hashable, _Hit] = {}
 
     def take(hits: list[_Hit]) -> None:
         for hit in hits:
-            if hit.sid not in best or hit.score > best[hit.sid].score:
-                best[hit.sid] = hit
+            key = unit(hit)
+            if key not in best or hit.score > best[key].score:
+                best[key] = hit
 
     strict = match_all(terms)
     if strict:
         take(_message_hits(db, strict, filters, window))
-        for title in _title_hits(db, strict, filters, window):
-            if title.sid in best:  # a title match lifts that session's best message
-                best[title.sid].score += 0.5 * title.score
-            else:
-                take([title])
+        if not messages:  # a title is a session's, not a message's
+            for title in _title_hits(db, strict, filters, window):
+                if title.sid in best:  # a title match lifts that session's best message
+                    best[title.sid].score += 0.5 * title.score
+                else:
+                    take([title])
     loose = match_any(terms, _common_terms(db, terms)) if len(best) < limit else None
     if loose:
-        extra: dict[int, _Hit] = {}
+        extra: dict[Hashable, _Hit] = {}
         for hit in _message_hits(db, loose, filters, window):
-            if hit.sid not in best and hit.sid not in extra:
-                extra[hit.sid] = hit
+            if unit(hit) not in best and unit(hit) not in extra:
+                extra[unit(hit)] = hit
         # Any-word hits rank below every all-words hit, in their own BM25 order.
         floor = min((h.score for h in best.values()), default=1.0)
-        for sid, hit in extra.items():
+        for key, hit in extra.items():
             hit.score = floor - 1.0 / (1.0 + max(hit.score, 0.0))
-            best[sid] = hit
+            best[key] = hit
     if len(best) < limit and has_cjk(query.text):
         words = [t.text for t in terms if not t.negated]
         if words:
-            _add_substring_hits(best, _substring_hits(db, words, filters, window), query, words)
+            found = _substring_hits(db, words, filters, window)
+            _add_substring_hits(best, found, query, words, unit)
     ranked = sorted(best.values(), key=lambda h: h.score, reverse=True)
     if len(ranked) > 1:
         from recall.search.rank import distinct
@@ -231,21 +258,23 @@ def search(db: sqlite3.Connection, query: Query, filters: Filters, limit: int = 
 
 
 def keyword_search(
-    db: sqlite3.Connection, query: Query, filters: Filters, limit: int
+    db: sqlite3.Connection, query: Query, filters: Filters, limit: int, messages: bool = False
 ) -> tuple[list[Result], str | None]:
     """Keyword results, and the corrected query when words that matched nothing were
     retried as their nearest indexed word and that found something."""
     from recall.search.typo import correct
 
-    out = search(db, query, filters, limit)
+    out = search(db, query, filters, limit, messages)
     if out.found >= limit:
         return out.results, None
     fixed = correct(db, query.terms)
     if fixed is None:
         return out.results, None
-    seen = {(r.agent, r.session_id) for r in out.results}
+    seen = {(r.agent, r.session_id, r.message_index if messages else None) for r in out.results}
     extra = [
-        r for r in search(db, fixed, filters, limit).results if (r.agent, r.session_id) not in seen
+        r
+        for r in search(db, fixed, filters, limit, messages).results
+        if (r.agent, r.session_id, r.message_index if messages else None) not in seen
     ]
     # One ordering: what the typed words found ranks above what the corrected words
     # found, and every score shown decreases down the list (as for the any-word fallback).

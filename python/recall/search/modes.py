@@ -79,29 +79,39 @@ def run(
     mode: str | None = None,
     fusion: str = "rrf",
     decay: float = 0.0,
+    messages: bool = False,
 ) -> Outcome:
-    """Search in `mode` (None: hybrid when vectors exist, else keyword)."""
+    """Search in `mode` (None: hybrid when vectors exist, else keyword); with `messages`,
+    the best messages (several per session allowed) rather than the best sessions."""
     query = parse(text)
     encoder, note = (None, None) if mode == "keyword" else _encoder(db, mode is not None)
     if encoder is None:
-        results, corrected = keyword_search(db, query, filters, limit)
+        results, corrected = keyword_search(db, query, filters, limit, messages)
         if decay > 0:
-            results = fuse([results], fusion, limit, decay)
+            results = fuse([results], fusion, limit, decay, messages)
         output = SearchOutput(query.text, len(results), results, corrected=corrected)
         return Outcome(output, "keyword", note)
     from recall.semantic.nearest import semantic_search
 
     if mode == "semantic":
-        semantic = semantic_search(db, encoder, query.text, filters, max(limit * 3, 30))
-        results = fuse([semantic], "weighted", limit, decay) if decay > 0 else semantic[:limit]
+        semantic = semantic_search(db, encoder, query.text, filters, max(limit * 3, 30), messages)
+        if decay > 0:
+            results = fuse([semantic], "weighted", limit, decay, messages)
+        else:
+            results = semantic[:limit]
         return Outcome(SearchOutput(query.text, len(results), results), "semantic")
-    (keyword, corrected), semantic = _both(db, encoder, query, filters, limit)
-    results = fuse([keyword, semantic], fusion, limit, decay)
+    (keyword, corrected), semantic = _both(db, encoder, query, filters, limit, messages)
+    results = fuse([keyword, semantic], fusion, limit, decay, messages)
     return Outcome(SearchOutput(query.text, len(results), results, corrected=corrected), "hybrid")
 
 
 def _both(
-    db: sqlite3.Connection, encoder: Encoder, query: Query, filters: Filters, limit: int
+    db: sqlite3.Connection,
+    encoder: Encoder,
+    query: Query,
+    filters: Filters,
+    limit: int,
+    messages: bool = False,
 ) -> tuple[tuple[list[Result], str | None], list[Result]]:
     """The keyword and the semantic ranking to fuse.
 
@@ -114,5 +124,6 @@ def _both(
     """
     from recall.semantic.nearest import semantic_search
 
-    keyword = keyword_search(db, query, filters, max(limit, 10) * 2)
-    return keyword, semantic_search(db, encoder, query.text, filters, max(limit * 3, 30))
+    keyword = keyword_search(db, query, filters, max(limit, 10) * 2, messages)
+    semantic = semantic_search(db, encoder, query.text, filters, max(limit * 3, 30), messages)
+    return keyword, semantic

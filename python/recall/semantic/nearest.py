@@ -43,9 +43,16 @@ def _allowed(db: sqlite3.Connection, messages: list[int], f: Filters) -> set[int
 
 
 def semantic_search(
-    db: sqlite3.Connection, encoder: Encoder, query: str, filters: Filters, limit: int
+    db: sqlite3.Connection,
+    encoder: Encoder,
+    query: str,
+    filters: Filters,
+    limit: int,
+    messages: bool = False,
 ) -> list[Result]:
-    """Sessions ranked by their nearest chunk to `query`, best first (at most `limit`)."""
+    """Sessions ranked by their nearest chunk to `query`, best first (at most `limit`);
+    with `messages`, messages ranked by their nearest chunk, several per session."""
+    unit = 1 if messages else 0  # the chunk row's message id, or its session
     vec = encoder.embed([query])[0]
     searcher = open_searcher(db, encoder.model_id, int(vec.shape[0]))
     total = len(searcher)
@@ -60,13 +67,13 @@ def semantic_search(
             row = info.get(chunk)
             if row is None or row[1] not in allowed or sim < MIN_SIMILARITY:
                 continue
-            if row[0] not in best or sim > best[row[0]][0]:
-                best[row[0]] = (sim, row)
+            if row[unit] not in best or sim > best[row[unit]][0]:
+                best[row[unit]] = (sim, row)
         if len(best) >= limit or k >= total or (hits and hits[-1][1] < MIN_SIMILARITY):
             break
         k = min(total, k * 4)
-    ranked = sorted(best.items(), key=lambda kv: kv[1][0], reverse=True)[:limit]
-    return _results(db, [(session, sim, row) for session, (sim, row) in ranked])
+    ranked = sorted(best.values(), key=lambda hit: hit[0], reverse=True)[:limit]
+    return _results(db, [(row[0], sim, row) for sim, row in ranked])
 
 
 def _results(
