@@ -66,27 +66,27 @@ def prepare_metadata_for_build_editable(
 def build_wheel(
     wheel_directory: str, config_settings: Settings = None, metadata_directory: str | None = None
 ) -> str:
-    if use_rust():
-        import maturin
-
-        announce("building the Rust core with cargo (1-3 minutes; RECALL_PURE=1 skips it)")
-        with ticking("building the Rust core"):
-            return str(maturin.build_wheel(wheel_directory, config_settings, metadata_directory))
-    announce(f"installing without the Rust core ({_why_pure()}): recall runs on pure Python")
-    return pure.build_wheel(wheel_directory)
+    return _build(wheel_directory, config_settings, metadata_directory, editable=False)
 
 
 def build_editable(
     wheel_directory: str, config_settings: Settings = None, metadata_directory: str | None = None
 ) -> str:
+    return _build(wheel_directory, config_settings, metadata_directory, editable=True)
+
+
+def _build(
+    wheel_directory: str, config_settings: Settings, metadata_directory: str | None, editable: bool
+) -> str:
     if use_rust():
         import maturin
 
+        build = maturin.build_editable if editable else maturin.build_wheel
         announce("building the Rust core with cargo (1-3 minutes; RECALL_PURE=1 skips it)")
         with ticking("building the Rust core"):
-            return str(maturin.build_editable(wheel_directory, config_settings, metadata_directory))
+            return str(build(wheel_directory, config_settings, metadata_directory))
     announce(f"installing without the Rust core ({_why_pure()}): recall runs on pure Python")
-    return pure.build_wheel(wheel_directory, editable=True)
+    return pure.build_wheel(wheel_directory, editable=editable)
 
 
 def build_sdist(sdist_directory: str, config_settings: Settings = None) -> str:

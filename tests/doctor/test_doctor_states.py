@@ -40,25 +40,23 @@ def _index(
     assert call(capsys, "ingest", "--format", "jsonl", str(src))[0] == 0
 
 
-def test_a_malformed_config_is_a_failure_with_the_place_and_the_fix(
-    recall_home: Path, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("embedding = \n[redact\n", "config.toml"),  # not TOML
+        ('[[redact.extra]]\nname = "x"\npattern = "(a+)+$"\n', "refused"),  # a bad pattern
+    ],
+)
+def test_a_config_every_command_would_fail_on_is_a_failure_with_the_fix(
+    text: str, said: str, recall_home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     recall_home.mkdir(parents=True)
-    (recall_home / "config.toml").write_text("embedding = \n[redact\n")
+    (recall_home / "config.toml").write_text(text)
     code, checks = _checks(capsys)
     assert code == 1
     assert checks["config"]["status"] == "fail"
-    assert "config.toml" in str(checks["config"]["summary"])
+    assert said in str(checks["config"]["summary"])
     assert "edit" in str(checks["config"]["fix"])
-
-
-def test_a_refused_redaction_pattern_is_a_config_failure(
-    recall_home: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    recall_home.mkdir(parents=True)
-    (recall_home / "config.toml").write_text('[[redact.extra]]\nname = "x"\npattern = "(a+)+$"\n')
-    code, checks = _checks(capsys)
-    assert code == 1 and "refused" in str(checks["config"]["summary"])
 
 
 def test_a_data_directory_that_is_a_file_is_a_failure(

@@ -54,33 +54,38 @@ def test_sync_names_the_refused_pattern_and_stops_at_once(
     assert "'acme' pattern '(a+)+$' refused" in err and len(err.strip().splitlines()) == 1
 
 
+def _hook(recall_home: Path, tmp_path: Path, content: str) -> subprocess.Popen[bytes]:
+    """A hook ingesting a one-turn transcript whose text is `content`, started and fed."""
+    transcript = tmp_path / "s.jsonl"
+    record = {
+        "type": "user",
+        "uuid": "u1",
+        "sessionId": "s",
+        "message": {"role": "user", "content": content},
+    }
+    transcript.write_text(json.dumps(record) + "\n")
+    payload = json.dumps({"session_id": "s", "transcript_path": str(transcript)})
+    hook = subprocess.Popen(
+        [sys.executable, "-m", "recall", "ingest", "--event", "agent-stop", "--agent", "claude"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "RECALL_HOME": str(recall_home)},
+    )
+    assert hook.stdin is not None
+    hook.stdin.write(payload.encode())
+    hook.stdin.close()
+    return hook
+
+
 def test_a_hook_with_a_catastrophic_pattern_never_holds_the_lock(
     recall_home: Path, tmp_path: Path
 ) -> None:
     """The hook meets `(a+)+$` and a turn of 'aaaa…!', yet another writer gets the lock
     at once: the pattern is refused before any text is read, let alone the lock taken."""
     _config(recall_home, "(a+)+$")
-    transcript = tmp_path / "s.jsonl"
-    record = {
-        "type": "user",
-        "uuid": "u1",
-        "sessionId": "s",
-        "message": {"role": "user", "content": "a" * 5000 + "!"},
-    }
-    transcript.write_text(json.dumps(record) + "\n")
-    payload = json.dumps({"session_id": "s", "transcript_path": str(transcript)})
-    env = {**os.environ, "RECALL_HOME": str(recall_home)}
     start = time.monotonic()
-    with subprocess.Popen(
-        [sys.executable, "-m", "recall", "ingest", "--event", "agent-stop", "--agent", "claude"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        env=env,
-    ) as hook:
-        assert hook.stdin is not None
-        hook.stdin.write(payload.encode())
-        hook.stdin.close()
+    with _hook(recall_home, tmp_path, "a" * 5000 + "!") as hook:
         from recall.store import open_writer  # another writer, while the hook runs
 
         with open_writer() as store, store.transaction():
@@ -97,26 +102,7 @@ def test_a_slow_pattern_that_is_allowed_still_never_holds_the_lock(
     """Polynomial patterns pass the check (`(?:a.*){3}z` on 'aaaa…'); redaction runs
     before the lock is taken, so however long it runs, other writers never wait on it."""
     _config(recall_home, "(?:a.*){3}z")
-    transcript = tmp_path / "s.jsonl"
-    record = {
-        "type": "user",
-        "uuid": "u1",
-        "sessionId": "s",
-        "message": {"role": "user", "content": "a" * 20000},
-    }
-    transcript.write_text(json.dumps(record) + "\n")
-    payload = json.dumps({"session_id": "s", "transcript_path": str(transcript)})
-    env = {**os.environ, "RECALL_HOME": str(recall_home)}
-    with subprocess.Popen(
-        [sys.executable, "-m", "recall", "ingest", "--event", "agent-stop", "--agent", "claude"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        env=env,
-    ) as hook:
-        assert hook.stdin is not None
-        hook.stdin.write(payload.encode())
-        hook.stdin.close()
+    with _hook(recall_home, tmp_path, "a" * 20000) as hook:
         time.sleep(1.5)  # the hook is deep in its pattern by now
         try:
             assert hook.poll() is None, "the pattern should still be running"

@@ -39,6 +39,13 @@ def permission_problem(exc: BaseException, path: Path) -> StoreError | None:
     )
 
 
+def _cannot_open(exc: sqlite3.DatabaseError, path: Path) -> StoreError:
+    """Why the index cannot be used: this user's permissions, or damage."""
+    return permission_problem(exc, path) or StoreError(
+        f"the index {path} is damaged ({exc}): `recall doctor` says what to do"
+    )
+
+
 def _connect(target: str, uri: bool) -> sqlite3.Connection:
     try:
         conn = sqlite3.connect(
@@ -142,12 +149,7 @@ def open_writer(path: Path | None = None) -> Store:
         conn.execute("PRAGMA cache_size=-65536")  # 64 MiB: FTS5 segment merges reread pages
     except sqlite3.DatabaseError as exc:
         conn.close()
-        denied = permission_problem(exc, path)
-        if denied is not None:
-            raise denied from exc
-        raise StoreError(
-            f"the index {path} is damaged ({exc}): `recall doctor` says what to do"
-        ) from exc
+        raise _cannot_open(exc, path) from exc
     except BaseException:
         conn.close()
         raise
@@ -168,12 +170,7 @@ def open_reader(path: Path | None = None) -> Store:
         current = _schema_current(conn)
     except sqlite3.DatabaseError as exc:
         conn.close()
-        denied = permission_problem(exc, path)
-        if denied is not None:
-            raise denied from exc
-        raise StoreError(
-            f"the index {path} is damaged ({exc}): `recall doctor` says what to do"
-        ) from exc
+        raise _cannot_open(exc, path) from exc
     if not current:
         conn.close()
         open_writer(path).close()
