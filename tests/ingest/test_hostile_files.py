@@ -2,7 +2,8 @@
 
 Under a Claude agent root sit, beside good transcripts, a symlink to
 /dev/zero, a FIFO, a file whose name is not UTF-8, a symlink loop and a
-transcript with a 200 MB line. `recall sync` (a real process, on the core
+transcript with a 200 MB line, and two sessions sharing a line uuid with other
+text. `recall sync` (a real process, on the core
 this pass runs) must finish, index the good ones, name each file it passed
 over, and stay under 500 MB of memory; a hook pointed at each returns 0 fast.
 """
@@ -43,6 +44,9 @@ def _hostile(folder: Path) -> dict[str, str]:
     (folder / "good.jsonl").write_bytes(
         _line("g1", "the good session talks about kafka", session="good")
     )
+    # two sessions whose lines share a uuid, with other text: both are kept
+    (folder / "twin-a.jsonl").write_bytes(_line("same-uuid", "alpha says walrus", session="twin-a"))
+    (folder / "twin-b.jsonl").write_bytes(_line("same-uuid", "beta says narwhal", session="twin-b"))
     os.symlink("/dev/zero", folder / "zero.jsonl")
     os.mkfifo(folder / "pipe.jsonl")
     bad_name = os.fsencode(folder) + b"/caf\xe9.jsonl"
@@ -100,13 +104,20 @@ def test_sync_passes_over_each_hostile_file_names_it_and_indexes_the_rest(
     assert "1 line over 64 MB" in done.stdout
     assert peak_mb < PEAK_RSS_MB, f"sync peaked at {peak_mb:.0f} MB"
     found = subprocess.run(
-        [sys.executable, "-m", "recall", "search", "kafka zeppelin dirigible", "--json"],
+        [
+            sys.executable,
+            "-m",
+            "recall",
+            "search",
+            "kafka zeppelin dirigible walrus narwhal",
+            "--json",
+        ],
         capture_output=True,
         text=True,
         timeout=120,
     )
     ids = {r["session_id"] for r in json.loads(found.stdout)["results"]}
-    assert {"good", "big"} <= ids
+    assert {"good", "big", "twin-a", "twin-b"} <= ids
     log = (recall_home / "recall.log").read_text(encoding="utf-8")
     assert "pipe.jsonl" in log and "zero.jsonl" in log and "symlink loop" in log
     # a second run passes over the same files, still finishes, reads nothing new
