@@ -102,6 +102,7 @@ def test_sync_passes_over_each_hostile_file_names_it_and_indexes_the_rest(
             done.stdout,
         )
     assert "1 line over 64 MB" in done.stdout
+    print(f"sync over the hostile corpus peaked at {peak_mb:.0f} MB")
     assert peak_mb < PEAK_RSS_MB, f"sync peaked at {peak_mb:.0f} MB"
     found = subprocess.run(
         [
