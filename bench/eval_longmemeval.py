@@ -5,57 +5,36 @@ sessions are written in recall's JSONL import format, ingested by
 `recall ingest --format jsonl` into a throwaway RECALL_HOME, embedded by the
 same job as `recall embed`, and searched by the same code as `recall search`
 in keyword, semantic and hybrid mode. Abstention questions (`_abs`) are
-skipped. Prints recall_all@k and ndcg_any@k for k = 1, 3, 5, 10 per question
-type, computed as in xiaowu0162/LongMemEval src/retrieval/eval_utils.py.
+skipped. Prints, per question type, recall_all@k and ndcg_any@k over sessions
+(as xiaowu0162/LongMemEval src/retrieval/eval_utils.py) and message recall@k
+over the turns LongMemEval marks `has_answer` (`search --messages`).
 
-    python bench/eval_longmemeval.py [--questions N] [--json out.json]
+    python bench/eval_longmemeval.py [--per-type N] [--roles user,assistant]
+        [--variant name:floor=0.3,rrf_k=60] [--calibrate cos.json] [--json out.json]
 
-Vectors are cached by text (`--cache`), so a re-run embeds nothing new.
+Vectors are cached by model and text (`--cache`), so a re-run embeds nothing new.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import gzip
-import io
 import json
-import math
 import os
-import shutil
 import sys
-import tempfile
 import time
-from collections import defaultdict
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import eval_common as ec  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("RECALL_SHARED", ROOT.parent / "shared"))
 DATA = SHARED / "eval" / "longmemeval" / "longmemeval_s_dev100.jsonl.gz"
-KS = (1, 3, 5, 10)
-MODES = ("keyword", "semantic", "hybrid")
-
-
-def dcg(rels: list[float], k: int) -> float:
-    rels = rels[:k]
-    if not rels:
-        return 0.0
-    return rels[0] + sum(r / math.log2(i) for i, r in enumerate(rels[1:], start=2))
-
-
-def metrics(ranked: list[str], gold: set[str], corpus: list[str]) -> dict[str, float]:
-    """recall_all@k and ndcg_any@k of one ranking (the official definitions)."""
-    out: dict[str, float] = {}
-    ideal = sorted((1.0 if c in gold else 0.0 for c in corpus), reverse=True)
-    for k in KS:
-        top = ranked[:k]
-        out[f"recall_all@{k}"] = float(all(g in top for g in gold))
-        actual = [1.0 if d in gold else 0.0 for d in top]
-        best = dcg(ideal, k)
-        out[f"ndcg_any@{k}"] = dcg(actual, k) / best if best else 0.0
-    return out
+metrics = ec.metrics  # the official definitions (tested)
 
 
 def iso(date: str, offset_s: int) -> str:
@@ -81,93 +60,100 @@ def import_lines(q: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def run_question(q: dict[str, Any], args: argparse.Namespace, cache: Any) -> dict[str, Any]:
-    from recall.cli import main as recall_main
-    from recall.config import load_config
-    from recall.search.modes import run
-    from recall.search.results import Filters
-    from recall.semantic.embedjob import embed_pending
-    from recall.semantic.provider import get_encoder
-    from recall.store import open_reader, open_writer
-
-    home = Path(tempfile.mkdtemp(prefix="recall-lme-"))
-    os.environ["RECALL_HOME"] = str(home)
-    try:
-        src = home / "haystack.jsonl"
-        src.write_text(import_lines(q), encoding="utf-8")
-        with contextlib.redirect_stdout(io.StringIO()):
-            if recall_main(["ingest", "--format", "jsonl", str(src)]) != 0:
-                raise SystemExit(f"ingest failed for {q['question_id']}")
-        with open_writer() as store:
-            embed_pending(store, get_encoder(), load_config().embed_roles, cache=cache)
-        gold = set(q["answer_session_ids"])
-        corpus = list(q["haystack_session_ids"])
-        scores = {}
-        with open_reader() as reader:
-            for mode in MODES:
-                out = run(reader.conn, q["question"], Filters(), 10, mode, args.fusion).output
-                ranked = [r.session_id for r in out.results]
-                scores[mode] = metrics(ranked, gold, corpus)
-        return {"id": q["question_id"], "type": q["question_type"], "scores": scores}
-    finally:
-        shutil.rmtree(home, ignore_errors=True)
-
-
-def table(rows: list[dict[str, Any]]) -> str:
-    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for r in rows:
-        groups[r["type"]].append(r)
-        groups["ALL"].append(r)
-    cols = [f"R_all@{k}" for k in KS] + [f"NDCG@{k}" for k in KS]
-    out = [f"{'type':<26} {'n':>3} {'mode':<8} " + " ".join(f"{c:>9}" for c in cols)]
-    for name in sorted(groups, key=lambda g: (g == "ALL", g)):
-        members = groups[name]
-        for mode in MODES:
-            vals = []
-            for metric in [f"recall_all@{k}" for k in KS] + [f"ndcg_any@{k}" for k in KS]:
-                vals.append(sum(r["scores"][mode][metric] for r in members) / len(members))
-            out.append(
-                f"{name:<26} {len(members):>3} {mode:<8} " + " ".join(f"{v:>9.3f}" for v in vals)
+def evidence(conn: Any, q: dict[str, Any]) -> set[ec.Message]:
+    """The `has_answer` turns as (session, message index), aligned to what was stored
+    (a turn with no text is not stored, which shifts the indexes after it)."""
+    out: set[ec.Message] = set()
+    for sid, turns in zip(q["haystack_session_ids"], q["haystack_sessions"], strict=True):
+        if not any(t.get("has_answer") for t in turns):
+            continue
+        stored = [
+            r[0]
+            for r in conn.execute(
+                "SELECT m.text FROM messages m JOIN sessions s ON s.id = m.session"
+                " WHERE s.session_id = ? ORDER BY m.position",
+                (sid,),
             )
-    return "\n".join(out)
+        ]
+        j = 0
+        for turn in turns:
+            if j < len(stored) and stored[j].strip() == turn["content"].strip():
+                if turn.get("has_answer"):
+                    out.add((sid, j))
+                j += 1
+    return out
+
+
+def run_question(
+    q: dict[str, Any], args: argparse.Namespace, cache: Any, variants: list[ec.Variant]
+) -> dict[str, Any]:
+    from recall.store import open_reader
+
+    with ec.throwaway_home() as home:
+        ec.ingest(home, import_lines(q))
+        ec.embed(args, cache)
+        gold = set(q["answer_session_ids"])
+        with open_reader() as reader:
+            gold_messages = evidence(reader.conn, q)
+            scores = ec.search_all(
+                reader.conn,
+                q["question"],
+                gold,
+                list(q["haystack_session_ids"]),
+                gold_messages,
+                variants,
+            )
+            row = {"id": q["question_id"], "type": q["question_type"], "scores": scores}
+            if args.calibrate:
+                ids = ec.message_map(reader.conn)
+                row["cosines"] = ec.similarities(
+                    reader.conn, q["question"], gold, {ids[m] for m in gold_messages}
+                )
+        return row
+
+
+def select(questions: list[dict[str, Any]], per_type: int, first: int) -> list[dict[str, Any]]:
+    """The first `per_type` questions of each type (0: all), then the first `first` (0: all)."""
+    if per_type:
+        seen: dict[str, int] = {}
+        kept = []
+        for q in questions:
+            seen[q["question_type"]] = seen.get(q["question_type"], 0) + 1
+            if seen[q["question_type"]] <= per_type:
+                kept.append(q)
+        questions = kept
+    return questions[:first] if first else questions
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--data", type=Path, default=DATA)
     p.add_argument("--questions", type=int, default=0, help="only the first N (0: all)")
-    p.add_argument("--fusion", default="rrf", help="rrf, weighted, 0.4/0.6, 0.3/0.7")
-    p.add_argument(
-        "--cache",
-        type=Path,
-        default=Path(tempfile.gettempdir()) / "recall-eval-cache" / "vectors.db",
-        help="vector cache shared across runs",
-    )
-    p.add_argument("--json", type=Path, help="write per-question scores here")
+    p.add_argument("--per-type", type=int, default=0, help="only the first N of each type")
+    ec.add_arguments(p)
     args = p.parse_args(argv)
     from recall.semantic.cache import VectorCache
 
     with gzip.open(args.data, "rt", encoding="utf-8") as fh:
         questions = [json.loads(line) for line in fh if line.strip()]
     questions = [q for q in questions if "_abs" not in q["question_id"]]
-    if args.questions:
-        questions = questions[: args.questions]
+    questions = select(questions, args.per_type, args.questions)
+    variants = [ec.Variant("default:")] + [ec.Variant(v) for v in args.variant]
     cache = VectorCache(args.cache)
-    saved_home = os.environ.get("RECALL_HOME")
     rows = []
     started = time.perf_counter()
     try:
         for n, q in enumerate(questions, 1):
-            rows.append(run_question(q, args, cache))
+            rows.append(run_question(q, args, cache, variants))
             elapsed = time.perf_counter() - started
             print(f"[{n}/{len(questions)}] {q['question_id']} {elapsed:.0f}s", file=sys.stderr)
     finally:
         cache.close()
-        if saved_home is None:
-            os.environ.pop("RECALL_HOME", None)
-        else:
-            os.environ["RECALL_HOME"] = saved_home
-    print(table(rows))
+    print(ec.table(rows))
+    if args.calibrate:
+        print()
+        print(ec.calibration_summary([r["cosines"] for r in rows if r.get("cosines")]))
+        args.calibrate.write_text(json.dumps([r.pop("cosines", {}) for r in rows]))
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1), encoding="utf-8")
     return 0

@@ -19,6 +19,9 @@ from recall.timeutil import parse_iso
 
 RRF_K = 60
 """The constant of Cormack et al. (2009): ranks past ~60 count for little."""
+EXACT_BONUS = 1.0
+"""Added to the fused score of a result holding every query word: RRF scores stay below
+2/(RRF_K+1) and weighted ones at most 1, so shown scores fall down the list."""
 PRESETS = {
     "rrf": None,
     "weighted": (0.4, 0.6),
@@ -82,20 +85,27 @@ def fuse(
     limit: int,
     decay: float = 0.0,
     by_message: bool = False,
+    exact: int = 0,
 ) -> list[Result]:
-    """One ranking from several: the first list's copy of a result (its snippet) wins."""
+    """One ranking from several: the first list's copy of a result (its snippet) wins.
+
+    The first `exact` results of the first list (the keyword hits holding every
+    query word, or the quoted phrase) rank above every other result, in fused
+    order; their score gets `EXACT_BONUS` so that scores still fall down the list.
+    """
     preset = PRESETS[fusion]
     scores = rrf(lists, None, by_message) if preset is None else weighted(lists, preset, by_message)
     first: dict[Key, Result] = {}
     for results in lists:
         for r in results:
             first.setdefault(key(r, by_message), r)
+    pinned = {key(r, by_message) for r in lists[0][:exact]} if lists else set()
     ranked = []
     for k, score in scores.items():
         r = first[k]
-        final = score * decay_factor(r.date, decay)
+        final = score * decay_factor(r.date, decay) + (EXACT_BONUS if k in pinned else 0.0)
         ranked.append(replace(r, score=float(f"{final:.6g}")))
-    ranked.sort(key=lambda r: r.score, reverse=True)
+    ranked.sort(key=lambda r: (key(r, by_message) in pinned, r.score), reverse=True)
     ranked = ranked[: limit * 3]
     keep = _accel.dedup([plain(r.snippet) for r in ranked], DEDUP_THRESHOLD)
     return [ranked[i] for i in keep][:limit]

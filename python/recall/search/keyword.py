@@ -194,6 +194,14 @@ def search(
 ) -> SearchOutput:
     """Best-matching sessions for `query` (with `messages`: best-matching messages, several
     per session allowed): never raises on what the user typed."""
+    return _search(db, query, filters, limit, messages)[0]
+
+
+def _search(
+    db: sqlite3.Connection, query: Query, filters: Filters, limit: int, messages: bool
+) -> tuple[SearchOutput, int]:
+    """`search`, and how many of its first results hold every query word (or the phrase):
+    those rank above any-word and substring hits, so they are a prefix of the list."""
     limit = max(1, min(limit, MAX_LIMIT))
     terms = query.terms
     window = max(limit * 10, 100)
@@ -215,6 +223,7 @@ def search(
                     best[title.sid].score += 0.5 * title.score
                 else:
                     take([title])
+    exact = set(best)
     loose = match_any(terms, _common_terms(db, terms)) if len(best) < limit else None
     if loose:
         extra: dict[Hashable, _Hit] = {}
@@ -254,22 +263,31 @@ def search(
         )
         for h, index in zip(ranked, indexes, strict=True)
     ]
-    return SearchOutput(query=query.text, found=len(results), results=results)
+    n_exact = sum(1 for h in ranked if unit(h) in exact)
+    return SearchOutput(query=query.text, found=len(results), results=results), n_exact
+
+
+class KeywordHits(Record):
+    results: list[Result]
+    corrected: str | None = None
+    """The corrected query, when words that matched nothing were retried as their nearest
+    indexed word and that found something."""
+    exact: int = 0
+    """How many of the first results hold every query word or the quoted phrase."""
 
 
 def keyword_search(
     db: sqlite3.Connection, query: Query, filters: Filters, limit: int, messages: bool = False
-) -> tuple[list[Result], str | None]:
-    """Keyword results, and the corrected query when words that matched nothing were
-    retried as their nearest indexed word and that found something."""
+) -> KeywordHits:
+    """Keyword results, typo-corrected when the words typed found too few."""
     from recall.search.typo import correct
 
-    out = search(db, query, filters, limit, messages)
+    out, exact = _search(db, query, filters, limit, messages)
     if out.found >= limit:
-        return out.results, None
+        return KeywordHits(out.results, None, exact)
     fixed = correct(db, query.terms)
     if fixed is None:
-        return out.results, None
+        return KeywordHits(out.results, None, exact)
     seen = {(r.agent, r.session_id, r.message_index if messages else None) for r in out.results}
     extra = [
         r
@@ -280,4 +298,4 @@ def keyword_search(
     # found, and every score shown decreases down the list (as for the any-word fallback).
     floor = min((r.score for r in out.results), default=1.0)
     extra = [replace(r, score=round(floor - 1.0 / (1.0 + max(r.score, 0.0)), 4)) for r in extra]
-    return (out.results + extra)[:limit], fixed.text if extra else None
+    return KeywordHits((out.results + extra)[:limit], fixed.text if extra else None, exact)

@@ -14,9 +14,10 @@ from __future__ import annotations
 import sqlite3
 from typing import TYPE_CHECKING
 
+from recall.errors import UsageError
 from recall.record import Record
 from recall.search.fusion import PRESETS, fuse
-from recall.search.keyword import keyword_search
+from recall.search.keyword import KeywordHits, keyword_search
 from recall.search.query import Query, parse
 from recall.search.results import Filters, Result, SearchOutput
 
@@ -25,6 +26,10 @@ if TYPE_CHECKING:
 
 MODES = ("keyword", "semantic", "hybrid")
 FUSIONS = tuple(PRESETS)
+KEYWORD_DEPTH = 2
+"""Hybrid's keyword list holds this many times the results wanted (at least 10 of them)."""
+SEMANTIC_DEPTH = 3
+"""The semantic list holds this many times the results wanted (at least 30)."""
 NOTHING_EMBEDDED = "semantic search is off: nothing is embedded yet (`recall embed`)"
 NO_MODEL = "semantic search is off: no embedding model (`recall model install`)"
 
@@ -84,25 +89,28 @@ def run(
     """Search in `mode` (None: hybrid when vectors exist, else keyword); with `messages`,
     the best messages (several per session allowed) rather than the best sessions."""
     query = parse(text)
+    if not query.terms:
+        raise UsageError("the query has no words: give words to search for")
     encoder, note = (None, None) if mode == "keyword" else _encoder(db, mode is not None)
     if encoder is None:
-        results, corrected = keyword_search(db, query, filters, limit, messages)
+        hits = keyword_search(db, query, filters, limit, messages)
+        results = hits.results
         if decay > 0:
-            results = fuse([results], fusion, limit, decay, messages)
-        output = SearchOutput(query.text, len(results), results, corrected=corrected)
+            results = fuse([results], fusion, limit, decay, messages, hits.exact)
+        output = SearchOutput(query.text, len(results), results, corrected=hits.corrected)
         return Outcome(output, "keyword", note)
-    from recall.semantic.nearest import semantic_search
-
     if mode == "semantic":
-        semantic = semantic_search(db, encoder, query.text, filters, max(limit * 3, 30), messages)
+        depth = max(limit * SEMANTIC_DEPTH, 30)
+        semantic = _semantic(db, encoder, query, filters, depth, messages)
         if decay > 0:
             results = fuse([semantic], "weighted", limit, decay, messages)
         else:
             results = semantic[:limit]
         return Outcome(SearchOutput(query.text, len(results), results), "semantic")
-    (keyword, corrected), semantic = _both(db, encoder, query, filters, limit, messages)
-    results = fuse([keyword, semantic], fusion, limit, decay, messages)
-    return Outcome(SearchOutput(query.text, len(results), results, corrected=corrected), "hybrid")
+    hits, semantic = _both(db, encoder, query, filters, limit, messages)
+    results = fuse([hits.results, semantic], fusion, limit, decay, messages, hits.exact)
+    output = SearchOutput(query.text, len(results), results, corrected=hits.corrected)
+    return Outcome(output, "hybrid")
 
 
 def _both(
@@ -112,7 +120,7 @@ def _both(
     filters: Filters,
     limit: int,
     messages: bool = False,
-) -> tuple[tuple[list[Result], str | None], list[Result]]:
+) -> tuple[KeywordHits, list[Result]]:
     """The keyword and the semantic ranking to fuse.
 
     The keyword list is cut at twice the results wanted: its cost grows with
@@ -122,8 +130,22 @@ def _both(
     deeper because it is cheap. Running the two legs on two threads was measured and gained
     nothing on two cores (onnxruntime already uses both), so they run in turn.
     """
+    keyword = keyword_search(db, query, filters, max(limit, 10) * KEYWORD_DEPTH, messages)
+    depth = max(limit * SEMANTIC_DEPTH, 30)
+    return keyword, _semantic(db, encoder, query, filters, depth, messages)
+
+
+def _semantic(
+    db: sqlite3.Connection,
+    encoder: Encoder,
+    query: Query,
+    filters: Filters,
+    depth: int,
+    messages: bool,
+) -> list[Result]:
+    """The semantic ranking of the query's positive terms: an excluded `-word` must not
+    pull its neighbours in, and a query of exclusions alone has no meaning to embed."""
     from recall.semantic.nearest import semantic_search
 
-    keyword = keyword_search(db, query, filters, max(limit, 10) * 2, messages)
-    semantic = semantic_search(db, encoder, query.text, filters, max(limit * 3, 30), messages)
-    return keyword, semantic
+    words = query.words()
+    return semantic_search(db, encoder, words, filters, depth, messages) if words else []

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from recall.record import Record
 from recall.semantic import index, vectors
+from recall.semantic.meaning import worth_embedding
 
 if TYPE_CHECKING:
     import numpy as np
@@ -24,8 +25,6 @@ if TYPE_CHECKING:
     from recall.store.db import Store
 
 BATCH_MESSAGES = 128
-MIN_CHARS = 2
-"""Messages shorter than this ("k", "y") carry no meaning worth a vector."""
 
 Progress = Callable[[int, int], None]
 
@@ -64,11 +63,12 @@ def embed_pending(
         rows: list[tuple[int, int, int, int]] = []
         texts: list[str] = []
         for msg, text in batch:
-            if len(text.strip()) < MIN_CHARS:
+            if not worth_embedding(text):  # "ok", "." (meaning.py); marked done, no vector
                 continue
             for piece, (start, end) in enumerate(encoder.split(text)):
-                rows.append((msg, piece, start, end))
-                texts.append(text[start:end])
+                if worth_embedding(text[start:end]):  # a last piece may be only "``"
+                    rows.append((msg, piece, start, end))
+                    texts.append(text[start:end])
         vecs, hits = _embed(encoder, texts, cache)
         with store.transaction() as db:
             vectors.store(db, model, [m for m, _ in batch], rows, vecs)

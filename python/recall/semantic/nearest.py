@@ -13,6 +13,7 @@ from recall.search.results import Filters, Result
 from recall.search.sql import filter_sql, message_indexes
 from recall.semantic import vectors
 from recall.semantic.index import open_searcher
+from recall.semantic.meaning import worth_embedding
 from recall.timeutil import format_ts
 
 if TYPE_CHECKING:
@@ -67,6 +68,8 @@ def semantic_search(
             row = info.get(chunk)
             if row is None or row[1] not in allowed or sim < MIN_SIMILARITY:
                 continue
+            if not worth_embedding(row[5]):  # embedded before the rule: never a match
+                continue
             if row[unit] not in best or sim > best[row[unit]][0]:
                 best[row[unit]] = (sim, row)
         if len(best) >= limit or k >= total or (hits and hits[-1][1] < MIN_SIMILARITY):
@@ -103,7 +106,7 @@ def _results(
     }
     indexes = message_indexes(db, [(session, row[2]) for session, _, row in hits])
     out = []
-    for (session, sim, (_, message, _position, start, end)), index in zip(
+    for (session, sim, (_, message, _position, start, end, _text)), index in zip(
         hits, indexes, strict=True
     ):
         s, m = srows[session], mrows[message]

@@ -119,13 +119,15 @@ def iter_vectors(
 
 
 def chunk_rows(db: sqlite3.Connection, ids: Sequence[int]) -> dict[int, tuple[Any, ...]]:
-    """chunk id → (session rowid, message id, position, start, end) for the given chunks."""
+    """chunk id → (session rowid, message id, position, start, end, piece text) for the
+    given chunks (the text lets search pass over vectors of texts no longer embedded)."""
     out: dict[int, tuple[Any, ...]] = {}
     for i in range(0, len(ids), 500):
         part = list(ids[i : i + 500])
         marks = ",".join("?" * len(part))
         for row in db.execute(
-            f"""SELECT c.id, m.session, m.id, m.position, c.start, c.end
+            f"""SELECT c.id, m.session, m.id, m.position, c.start, c.end,
+                       substr(m.text, c.start + 1, c.end - c.start)
                 FROM chunks c CROSS JOIN messages m ON m.id = c.message WHERE c.id IN ({marks})""",
             part,
         ):

@@ -1,0 +1,351 @@
+"""What both retrieval evaluations share: ingest, embed, search every mode, score, print.
+
+A corpus goes in through recall's real paths (`recall ingest --format jsonl`
+into a throwaway RECALL_HOME, the `recall embed` job, the code behind
+`recall search`); nothing here ranks anything itself. Scores:
+
+- session level, as LongMemEval's eval_utils.py: recall_all@k (every gold
+  session in the top k) and ndcg_any@k (binary relevance);
+- message level: the share of a question's evidence messages found among the
+  top k results of `search --messages` (message recall@k).
+
+Search-time settings (the similarity floor, RRF k, list depths, the exact tier)
+are module constants of recall; `Variant` sets them for one pass, so several
+settings are scored on one ingest. Embedding-time settings (roles, context)
+need their own index: `--roles`, `--context`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import math
+import os
+import tempfile
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+KS = (1, 3, 5, 10)
+MSG_KS = (5, 10)
+MODES = ("keyword", "semantic", "hybrid")
+NONSENSE = ("zzzqqqxx", "asdkjhqwe zzxq", "qwpoeiruty", "xzqvbn mlkpoi", "fjdksla ghrtyu")
+DEFAULT_CACHE = Path(tempfile.gettempdir()) / "recall-eval-cache" / "vectors.db"
+
+Message = tuple[str, int]
+"""(session id, message index in its session)."""
+
+
+def dcg(rels: list[float], k: int) -> float:
+    rels = rels[:k]
+    if not rels:
+        return 0.0
+    return rels[0] + sum(r / math.log2(i) for i, r in enumerate(rels[1:], start=2))
+
+
+def metrics(ranked: list[str], gold: set[str], corpus: list[str]) -> dict[str, float]:
+    """recall_all@k and ndcg_any@k of one ranking (the official definitions)."""
+    out: dict[str, float] = {}
+    ideal = sorted((1.0 if c in gold else 0.0 for c in corpus), reverse=True)
+    for k in KS:
+        top = ranked[:k]
+        out[f"recall_all@{k}"] = float(all(g in top for g in gold))
+        actual = [1.0 if d in gold else 0.0 for d in top]
+        best = dcg(ideal, k)
+        out[f"ndcg_any@{k}"] = dcg(actual, k) / best if best else 0.0
+    return out
+
+
+def message_metrics(ranked: list[Message], gold: set[Message]) -> dict[str, float]:
+    """Message recall@k: the share of the evidence messages among the top k."""
+    return {f"msg_recall@{k}": len(gold & set(ranked[:k])) / len(gold) for k in MSG_KS}
+
+
+class Variant:
+    """Search-time settings for one scoring pass (None: recall's own value)."""
+
+    def __init__(self, spec: str) -> None:
+        self.name, _, body = spec.partition(":")
+        self.settings = dict(kv.split("=", 1) for kv in body.split(",") if kv)
+
+    @contextlib.contextmanager
+    def applied(self) -> Iterator[None]:
+        from recall.search import fusion, modes
+        from recall.semantic import nearest
+
+        targets = {
+            "floor": (nearest, "MIN_SIMILARITY", float),
+            "rrf_k": (fusion, "RRF_K", int),
+            "kw_depth": (modes, "KEYWORD_DEPTH", int),
+            "sem_depth": (modes, "SEMANTIC_DEPTH", int),
+            "exact_bonus": (fusion, "EXACT_BONUS", float),
+        }
+        saved = []
+        for name, value in self.settings.items():
+            if name in ("fusion", "exact"):
+                continue
+            mod, attr, kind = targets[name]
+            saved.append((mod, attr, getattr(mod, attr)))
+            setattr(mod, attr, kind(value))
+        try:
+            yield
+        finally:
+            for mod, attr, value in saved:
+                setattr(mod, attr, value)
+
+    @property
+    def fusion(self) -> str:
+        return self.settings.get("fusion", "rrf")
+
+    @property
+    def exact(self) -> bool:
+        return self.settings.get("exact", "1") == "1"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help="vector cache across runs")
+    p.add_argument("--roles", default="", help="roles to embed (default: the config's)")
+    p.add_argument(
+        "--context",
+        choices=("none", "role", "title"),
+        default="none",
+        help="text embedded with each chunk: none, the speaker, the speaker and session title",
+    )
+    p.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        help="name:key=value,... search settings (floor, rrf_k, kw_depth, sem_depth, "
+        "fusion, exact=0|1); repeatable; default: recall's own",
+    )
+    p.add_argument("--calibrate", type=Path, help="write cosine similarities here (JSON)")
+    p.add_argument("--json", type=Path, help="write per-question scores here")
+
+
+@contextlib.contextmanager
+def throwaway_home() -> Iterator[Path]:
+    import shutil
+
+    saved = os.environ.get("RECALL_HOME")
+    home = Path(tempfile.mkdtemp(prefix="recall-eval-"))
+    os.environ["RECALL_HOME"] = str(home)
+    try:
+        yield home
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+        if saved is None:
+            os.environ.pop("RECALL_HOME", None)
+        else:
+            os.environ["RECALL_HOME"] = saved
+
+
+def ingest(home: Path, lines: str, extra: Sequence[tuple[str, Path]] = ()) -> None:
+    """Import `lines` (recall's JSONL format), then each `(agent, transcript)` in `extra`."""
+    from recall.cli import main as recall_main
+
+    src = home / "corpus.jsonl"
+    src.write_text(lines, encoding="utf-8")
+    with contextlib.redirect_stdout(io.StringIO()):
+        if recall_main(["ingest", "--format", "jsonl", str(src)]) != 0:
+            raise SystemExit("ingest failed")
+        for agent, path in extra:
+            recall_main(["ingest", "--agent", agent, str(path)])
+
+
+def embed(args: argparse.Namespace, cache: Any) -> Any:
+    """Run the `recall embed` job (with `--context`, each chunk's text carries it)."""
+    from recall.config import load_config
+    from recall.semantic import vectors
+    from recall.semantic.embedjob import embed_pending
+    from recall.semantic.provider import get_encoder
+    from recall.store import open_writer
+
+    roles = args.roles.split(",") if args.roles else load_config().embed_roles
+    original = vectors.pending
+    if args.context != "none":
+        vectors.pending = _pending_with_context(args.context)  # type: ignore[assignment]
+    try:
+        with open_writer() as store:
+            return embed_pending(store, get_encoder(), roles, cache=cache)
+    finally:
+        vectors.pending = original  # type: ignore[assignment]
+
+
+def _pending_with_context(context: str) -> Any:
+    """`vectors.pending` whose texts start with the speaker (and the session's title).
+
+    The word rule is applied to the message itself, before the context is added.
+    """
+    try:
+        from recall.semantic.meaning import worth_embedding
+    except ImportError:  # an older tree
+
+        def worth_embedding(text: str) -> bool:
+            return len(text.strip()) >= 2
+
+    def pending(db: Any, model: str, roles: Sequence[str], after: int, limit: int) -> Any:
+        marks = ",".join("?" * len(roles))
+        rows = db.execute(
+            f"""SELECT m.id, m.text, m.role, s.title FROM messages m
+                JOIN sessions s ON s.id = m.session
+                WHERE m.id > ? AND m.role IN ({marks})
+                  AND NOT EXISTS (SELECT 1 FROM embedded e WHERE e.model = ? AND e.message = m.id)
+                ORDER BY m.id LIMIT ?""",
+            (after, *roles, model, limit),
+        ).fetchall()
+        out = []
+        for mid, text, role, title in rows:
+            head = f"{role}: " if context == "role" else f"{title or ''} | {role}: "
+            out.append((mid, head + text if worth_embedding(text) else ""))
+        return out
+
+    return pending
+
+
+def message_map(conn: Any) -> dict[tuple[str, int], int]:
+    """(session id, message index) → the message's row id, for aligning evidence."""
+    out = {}
+    for sid, rowid, n in conn.execute(
+        """SELECT s.session_id, m.id,
+                  row_number() OVER (PARTITION BY m.session ORDER BY m.position) - 1
+           FROM messages m JOIN sessions s ON s.id = m.session"""
+    ):
+        out[(sid, int(n))] = int(rowid)
+    return out
+
+
+def search_all(
+    conn: Any,
+    question: str,
+    gold: set[str],
+    corpus: list[str],
+    gold_messages: set[Message],
+    variants: list[Variant],
+) -> dict[str, dict[str, float]]:
+    """Scores of every mode (and of hybrid under every variant) for one question."""
+    from recall.search.modes import run
+    from recall.search.results import Filters
+
+    scores: dict[str, dict[str, float]] = {}
+    for variant in variants:
+        with variant.applied():
+            for mode in MODES:
+                name = mode if variant.name == "default" else f"{mode}/{variant.name}"
+                if variant.name != "default" and mode == "keyword":
+                    continue
+                out = _run(run, conn, question, mode, variant, False)
+                ranked = [r.session_id for r in out.results]
+                msgs = _run(run, conn, question, mode, variant, True)
+                mranked = [(r.session_id, r.message_index or 0) for r in msgs.results]
+                scores[name] = metrics(ranked, gold, corpus) | message_metrics(
+                    mranked, gold_messages
+                )
+    return scores
+
+
+def _run(run: Any, conn: Any, question: str, mode: str, variant: Variant, messages: bool) -> Any:
+    """One search; `exact=0` runs hybrid without the exact-match tier (fusion as before)."""
+    import recall.search.modes as modes
+
+    original = modes.fuse
+
+    def fuse(*a: Any, **kw: Any) -> Any:
+        kw.pop("exact", None)
+        return original(*a[:5], **kw)
+
+    if not variant.exact:
+        modes.fuse = fuse
+    try:
+        return run(conn, question, _filters(), 10, mode, variant.fusion, 0.0, messages).output
+    finally:
+        modes.fuse = original
+
+
+def _filters() -> Any:
+    from recall.search.results import Filters
+
+    return Filters()
+
+
+def similarities(
+    conn: Any, question: str, gold: set[str], evidence: set[int]
+) -> dict[str, Any]:
+    """Cosines of `question` (and of nonsense queries) to every chunk, by relation.
+
+    relevant: the best chunk of each evidence message; unrelated: every chunk of
+    a session that holds no answer; nonsense: each nonsense query's best chunk.
+    """
+    import numpy as np
+
+    from recall.semantic.provider import get_encoder
+
+    enc = get_encoder()
+    rows = conn.execute(
+        """SELECT c.message, s.session_id, c.vector FROM chunks c
+           JOIN messages m ON m.id = c.message JOIN sessions s ON s.id = m.session
+           WHERE c.model = ?""",
+        (enc.model_id,),
+    ).fetchall()
+    if not rows:
+        return {}
+    mat = np.frombuffer(b"".join(r[2] for r in rows), dtype="<f4").reshape(len(rows), -1)
+    qv = enc.embed([question, *NONSENSE])
+    sims = mat @ qv[0]
+    best: dict[int, float] = {}
+    unrelated = []
+    for (msg, sid, _), s in zip(rows, sims, strict=True):
+        if msg in evidence:
+            best[msg] = max(best.get(msg, -1.0), float(s))
+        if sid not in gold:
+            unrelated.append(float(s))
+    nonsense = [float((mat @ v).max()) for v in qv[1:]]
+    return {
+        "relevant": list(best.values()),
+        "unrelated_max": max(unrelated) if unrelated else None,
+        "unrelated": [round(x, 4) for x in unrelated],
+        "nonsense_max": nonsense,
+    }
+
+
+def table(rows: list[dict[str, Any]], group: str = "type") -> str:
+    """Mean scores per group and mode (the JSON rows hold per-question scores)."""
+    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in rows:
+        groups[r[group]].append(r)
+        groups["ALL"].append(r)
+    names = list(rows[0]["scores"]) if rows else []
+    cols = ["recall_all@5", "recall_all@10", "ndcg_any@5", "ndcg_any@10"]
+    cols += [f"msg_recall@{k}" for k in MSG_KS]
+    heads = ["R_all@5", "R_all@10", "NDCG@5", "NDCG@10", "mR@5", "mR@10"]
+    out = [f"{'group':<26} {'n':>3} {'mode':<22} " + " ".join(f"{h:>8}" for h in heads)]
+    for name in sorted(groups, key=lambda g: (g == "ALL", g)):
+        members = groups[name]
+        for mode in names:
+            vals = [sum(r["scores"][mode][c] for r in members) / len(members) for c in cols]
+            out.append(
+                f"{name:<26} {len(members):>3} {mode:<22} " + " ".join(f"{v:>8.3f}" for v in vals)
+            )
+    return "\n".join(out)
+
+
+def calibration_summary(cal: list[dict[str, Any]]) -> str:
+    """Percentiles of the relevant, unrelated and nonsense cosines."""
+    import numpy as np
+
+    rel = np.array([x for c in cal for x in c.get("relevant", [])])
+    unr = np.array([x for c in cal for x in c.get("unrelated", [])])
+    umax = np.array([c["unrelated_max"] for c in cal if c.get("unrelated_max") is not None])
+    non = np.array([x for c in cal for x in c.get("nonsense_max", [])])
+    lines = [f"{'pairs':<34} {'n':>7} " + " ".join(f"{p:>6}" for p in ("p5", "p25", "p50", "p75", "p95", "max"))]
+    for name, arr in (
+        ("relevant (evidence message, best)", rel),
+        ("unrelated (non-gold chunk)", unr),
+        ("unrelated, best per question", umax),
+        ("nonsense query, best chunk", non),
+    ):
+        if len(arr):
+            ps = np.percentile(arr, [5, 25, 50, 75, 95, 100])
+            lines.append(f"{name:<34} {len(arr):>7} " + " ".join(f"{p:>6.3f}" for p in ps))
+    return "\n".join(lines)

@@ -1,0 +1,135 @@
+"""Retrieval quality on agent sessions: what was asked and decided (bench/eval_data/).
+
+The second evaluation set beside LongMemEval (docs/semantic.md): 42 coding-
+agent sessions written for recall, where most answers sit in the assistant's
+reply, plus the real fixture transcripts (../shared/fixtures/transcripts) as
+distractors, all in one index as a user's history would be. Each of the 50
+questions names its evidence messages. Everything goes through recall's real
+ingest, embedding and search (bench/eval_common.py), and the same metrics are
+reported: session recall_all@k and ndcg_any@k, message recall@k.
+
+    python bench/eval_decisions.py [--roles user,assistant] [--variant ...] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import eval_common as ec  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = Path(os.environ.get("RECALL_SHARED", ROOT.parent / "shared"))
+DATA = Path(__file__).resolve().parent / "eval_data" / "agent_decisions.txt"
+FIXTURES = SHARED / "fixtures" / "transcripts"
+DISTRACTORS = ("claude", "codex", "gemini")
+"""Fixture folders ingested beside the sessions (the agents recall reads)."""
+
+_SESSION = re.compile(r"^## (\S+) \| (\S+) \| (\d{4}-\d{2}-\d{2})\s*$")
+_TURN = re.compile(r"^([UA]): (?:\[([\w,]+)\] )?(.*)$")
+_QUESTION = re.compile(r"^Q (\S+) \| (.+)$")
+
+
+class Corpus:
+    """The parsed set: sessions with their turns, and questions with their evidence."""
+
+    def __init__(self, text: str) -> None:
+        self.sessions: dict[str, dict[str, Any]] = {}
+        self.questions: dict[str, str] = {}
+        self.evidence: dict[str, set[tuple[str, int]]] = {}
+        current: dict[str, Any] | None = None
+        for line in text.splitlines():
+            if line.startswith("#") and not line.startswith("## "):
+                continue
+            if m := _SESSION.match(line):
+                current = {"project": m[2], "date": m[3], "turns": []}
+                self.sessions[m[1]] = current
+            elif m := _QUESTION.match(line):
+                self.questions[m[1]] = m[2].strip()
+            elif (m := _TURN.match(line)) and current is not None:
+                sid = next(reversed(self.sessions))
+                for q in (m[2] or "").split(","):
+                    if q:
+                        self.evidence.setdefault(q, set()).add((sid, len(current["turns"])))
+                current["turns"].append(["user" if m[1] == "U" else "assistant", m[3]])
+            elif line.strip() and current is not None and current["turns"]:
+                current["turns"][-1][1] += "\n" + line
+        missing = set(self.questions) ^ set(self.evidence)
+        if missing:
+            raise SystemExit(f"questions without evidence, or evidence without a question: {missing}")
+
+    def import_lines(self) -> str:
+        lines = []
+        for sid, s in self.sessions.items():
+            for n, (role, text) in enumerate(s["turns"]):
+                rec = {
+                    "session": sid,
+                    "role": role,
+                    "text": text.strip(),
+                    "timestamp": f"{s['date']}T10:{n // 60:02d}:{n % 60:02d}+00:00",
+                    "agent": "decisions",
+                    "project": f"/home/dev/{s['project']}",
+                }
+                lines.append(json.dumps(rec, ensure_ascii=False))
+        return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--data", type=Path, default=DATA)
+    p.add_argument("--no-distractors", action="store_true", help="leave the fixtures out")
+    ec.add_arguments(p)
+    args = p.parse_args(argv)
+    from recall.semantic.cache import VectorCache
+    from recall.store import open_reader
+
+    corpus = Corpus(args.data.read_text(encoding="utf-8"))
+    variants = [ec.Variant("default:")] + [ec.Variant(v) for v in args.variant]
+    extra = [] if args.no_distractors else [(a, FIXTURES / a) for a in DISTRACTORS]
+    cache = VectorCache(args.cache)
+    started = time.perf_counter()
+    rows = []
+    try:
+        with ec.throwaway_home() as home:
+            ec.ingest(home, corpus.import_lines(), extra)
+            report = ec.embed(args, cache)
+            print(f"embedded {report.chunks} chunks in {report.seconds:.0f}s", file=sys.stderr)
+            with open_reader() as reader:
+                every = [r[0] for r in reader.conn.execute("SELECT session_id FROM sessions")]
+                ids = ec.message_map(reader.conn)
+                for qid, question in corpus.questions.items():
+                    gold_messages = corpus.evidence[qid]
+                    gold = {sid for sid, _ in gold_messages}
+                    scores = ec.search_all(
+                        reader.conn, question, gold, every, gold_messages, variants
+                    )
+                    kind = "multi-session" if len(gold) > 1 else "single-session"
+                    row = {"id": qid, "type": kind, "scores": scores}
+                    if args.calibrate:
+                        row["cosines"] = ec.similarities(
+                            reader.conn, question, gold, {ids[m] for m in gold_messages}
+                        )
+                    rows.append(row)
+    finally:
+        cache.close()
+    print(f"{len(rows)} questions, {time.perf_counter() - started:.0f}s", file=sys.stderr)
+    print(ec.table(rows))
+    if args.calibrate:
+        print()
+        print(ec.calibration_summary([r["cosines"] for r in rows if r.get("cosines")]))
+        args.calibrate.write_text(json.dumps([r.pop("cosines", {}) for r in rows]))
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
