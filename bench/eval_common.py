@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 KS = (1, 3, 5, 10)
-MSG_KS = (5, 10)
+MSG_KS = (1, 5, 10)
 MODES = ("keyword", "semantic", "hybrid")
 NONSENSE = ("zzzqqqxx", "asdkjhqwe zzxq", "qwpoeiruty", "xzqvbn mlkpoi", "fjdksla ghrtyu")
 DEFAULT_CACHE = Path(tempfile.gettempdir()) / "recall-eval-cache" / "vectors.db"
@@ -76,7 +76,8 @@ class Variant:
         from recall.semantic import nearest
 
         targets = {
-            "floor": (nearest, "MIN_SIMILARITY", float),
+            "floor": (nearest, "FLOOR", float),
+            "noise": (nearest, "NOISE", float),
             "rrf_k": (fusion, "RRF_K", int),
             "kw_depth": (modes, "KEYWORD_DEPTH", int),
             "sem_depth": (modes, "SEMANTIC_DEPTH", int),
@@ -117,7 +118,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--variant",
         action="append",
         default=[],
-        help="name:key=value,... search settings (floor, rrf_k, kw_depth, sem_depth, "
+        help="name:key=value,... search settings (floor, noise, rrf_k, kw_depth, sem_depth, "
         "fusion, exact=0|1); repeatable; default: recall's own",
     )
     p.add_argument("--calibrate", type=Path, help="write cosine similarities here (JSON)")
@@ -165,12 +166,12 @@ def embed(args: argparse.Namespace, cache: Any) -> Any:
     roles = args.roles.split(",") if args.roles else load_config().embed_roles
     original = vectors.pending
     if args.context != "none":
-        vectors.pending = _pending_with_context(args.context)  # type: ignore[assignment]
+        vectors.pending = _pending_with_context(args.context)
     try:
         with open_writer() as store:
             return embed_pending(store, get_encoder(), roles, cache=cache)
     finally:
-        vectors.pending = original  # type: ignore[assignment]
+        vectors.pending = original
 
 
 def _pending_with_context(context: str) -> Any:
@@ -226,7 +227,6 @@ def search_all(
 ) -> dict[str, dict[str, float]]:
     """Scores of every mode (and of hybrid under every variant) for one question."""
     from recall.search.modes import run
-    from recall.search.results import Filters
 
     scores: dict[str, dict[str, float]] = {}
     for variant in variants:
@@ -269,9 +269,7 @@ def _filters() -> Any:
     return Filters()
 
 
-def similarities(
-    conn: Any, question: str, gold: set[str], evidence: set[int]
-) -> dict[str, Any]:
+def similarities(conn: Any, question: str, gold: set[str], evidence: set[int]) -> dict[str, Any]:
     """Cosines of `question` (and of nonsense queries) to every chunk, by relation.
 
     relevant: the best chunk of each evidence message; unrelated: every chunk of
@@ -316,9 +314,9 @@ def table(rows: list[dict[str, Any]], group: str = "type") -> str:
         groups[r[group]].append(r)
         groups["ALL"].append(r)
     names = list(rows[0]["scores"]) if rows else []
-    cols = ["recall_all@5", "recall_all@10", "ndcg_any@5", "ndcg_any@10"]
+    cols = ["recall_all@1", "recall_all@5", "recall_all@10", "ndcg_any@5", "ndcg_any@10"]
     cols += [f"msg_recall@{k}" for k in MSG_KS]
-    heads = ["R_all@5", "R_all@10", "NDCG@5", "NDCG@10", "mR@5", "mR@10"]
+    heads = ["R_all@1", "R_all@5", "R_all@10", "NDCG@5", "NDCG@10", "mR@1", "mR@5", "mR@10"]
     out = [f"{'group':<26} {'n':>3} {'mode':<22} " + " ".join(f"{h:>8}" for h in heads)]
     for name in sorted(groups, key=lambda g: (g == "ALL", g)):
         members = groups[name]
@@ -338,7 +336,8 @@ def calibration_summary(cal: list[dict[str, Any]]) -> str:
     unr = np.array([x for c in cal for x in c.get("unrelated", [])])
     umax = np.array([c["unrelated_max"] for c in cal if c.get("unrelated_max") is not None])
     non = np.array([x for c in cal for x in c.get("nonsense_max", [])])
-    lines = [f"{'pairs':<34} {'n':>7} " + " ".join(f"{p:>6}" for p in ("p5", "p25", "p50", "p75", "p95", "max"))]
+    heads = ("p5", "p25", "p50", "p75", "p95", "max")
+    lines = [f"{'pairs':<34} {'n':>7} " + " ".join(f"{p:>6}" for p in heads)]
     for name, arr in (
         ("relevant (evidence message, best)", rel),
         ("unrelated (non-gold chunk)", unr),

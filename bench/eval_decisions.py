@@ -24,7 +24,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import eval_common as ec  # noqa: E402
+import eval_common as ec
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("RECALL_SHARED", ROOT.parent / "shared"))
@@ -64,7 +64,7 @@ class Corpus:
                 current["turns"][-1][1] += "\n" + line
         missing = set(self.questions) ^ set(self.evidence)
         if missing:
-            raise SystemExit(f"questions without evidence, or evidence without a question: {missing}")
+            raise SystemExit(f"questions and evidence do not match: {sorted(missing)}")
 
     def import_lines(self) -> str:
         lines = []
@@ -96,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     extra = [] if args.no_distractors else [(a, FIXTURES / a) for a in DISTRACTORS]
     cache = VectorCache(args.cache)
     started = time.perf_counter()
-    rows = []
+    rows: list[dict[str, Any]] = []
     try:
         with ec.throwaway_home() as home:
             ec.ingest(home, corpus.import_lines(), extra)

@@ -29,7 +29,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import eval_common as ec  # noqa: E402
+import eval_common as ec
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("RECALL_SHARED", ROOT.parent / "shared"))

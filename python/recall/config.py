@@ -89,7 +89,8 @@ class Config(Record):
     """local (the bundled MiniLM model), none (keywords only) or openai (an endpoint)."""
     model: str = "all-MiniLM-L6-v2"
     model_dir: str | None = None
-    embed_roles: list[str] = field(default_factory=lambda: ["user"])
+    embed_roles: list[str] = field(default_factory=lambda: ["user", "assistant"])
+    """Whose turns get vectors: the decisions are mostly in the assistant's replies."""
     endpoint: EndpointConfig = field(default_factory=EndpointConfig)
     search: SearchConfig = field(default_factory=SearchConfig)
 

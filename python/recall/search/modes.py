@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING
 
 from recall.errors import UsageError
 from recall.record import Record
-from recall.search.fusion import PRESETS, fuse
+from recall.search.fusion import PRESETS, fuse, key
 from recall.search.keyword import KeywordHits, keyword_search
-from recall.search.query import Query, parse
+from recall.search.query import STOPWORDS, Query, Term, parse
 from recall.search.results import Filters, Result, SearchOutput
 
 if TYPE_CHECKING:
@@ -108,6 +108,7 @@ def run(
             results = semantic[:limit]
         return Outcome(SearchOutput(query.text, len(results), results), "semantic")
     hits, semantic = _both(db, encoder, query, filters, limit, messages)
+    semantic = _related(hits.results, semantic, messages)
     results = fuse([hits.results, semantic], fusion, limit, decay, messages, hits.exact)
     output = SearchOutput(query.text, len(results), results, corrected=hits.corrected)
     return Outcome(output, "hybrid")
@@ -130,9 +131,20 @@ def _both(
     deeper because it is cheap. Running the two legs on two threads was measured and gained
     nothing on two cores (onnxruntime already uses both), so they run in turn.
     """
+    from recall.semantic.nearest import NOISE
+
     keyword = keyword_search(db, query, filters, max(limit, 10) * KEYWORD_DEPTH, messages)
     depth = max(limit * SEMANTIC_DEPTH, 30)
-    return keyword, _semantic(db, encoder, query, filters, depth, messages)
+    return keyword, _semantic(db, encoder, query, filters, depth, messages, NOISE)
+
+
+def _related(keyword: list[Result], semantic: list[Result], messages: bool) -> list[Result]:
+    """The semantic hits that may be fused: those above the floor, and below it (down to
+    the noise line) only those the keyword leg found too, whose rank they refine."""
+    from recall.semantic.nearest import FLOOR
+
+    found = {key(r, messages) for r in keyword}
+    return [r for r in semantic if r.score >= FLOOR or key(r, messages) in found]
 
 
 def _semantic(
@@ -142,10 +154,25 @@ def _semantic(
     filters: Filters,
     depth: int,
     messages: bool,
+    floor: float | None = None,
 ) -> list[Result]:
     """The semantic ranking of the query's positive terms: an excluded `-word` must not
-    pull its neighbours in, and a query of exclusions alone has no meaning to embed."""
+    pull its neighbours in, and a query of exclusions alone has no meaning to embed.
+
+    Nor has a query of words that neither the model nor the index knows: a word
+    counts if it is in the model's vocabulary (stop words aside) or found in a
+    message, so "zzzqqqxx" gets no semantic neighbours while "pandas" does.
+    """
+    from recall.semantic.meaning import model_knows
     from recall.semantic.nearest import semantic_search
 
-    words = query.words()
-    return semantic_search(db, encoder, words, filters, depth, messages) if words else []
+    positive = [t for t in query.terms if not t.negated]
+    meant = [t for t in positive if t.phrase or t.text.lower() not in STOPWORDS]
+    if not any(model_knows(encoder, t.text) or _indexed(db, t) for t in meant):
+        return []
+    return semantic_search(db, encoder, query.words(), filters, depth, messages, floor)
+
+
+def _indexed(db: sqlite3.Connection, term: Term) -> bool:
+    sql = "SELECT 1 FROM messages_fts WHERE messages_fts MATCH ? LIMIT 1"
+    return db.execute(sql, (term.fts(),)).fetchone() is not None

@@ -37,3 +37,17 @@ def word_count(text: str, enough: int = MIN_WORDS) -> int:
 def worth_embedding(text: str) -> bool:
     """Whether `text` holds enough words for its vector to mean something."""
     return word_count(text) >= MIN_WORDS
+
+
+def model_knows(encoder: object, text: str) -> bool:
+    """Whether the model's vocabulary holds a word of `text` whole (not as word pieces).
+
+    A query the model knows no word of ("zzzqqqxx", "asdkjhqwe zzxq") is
+    gibberish to it, and its nearest chunks are noise at cosines as high as
+    real matches reach (docs/semantic.md). An encoder without a vocabulary
+    (a remote endpoint) is taken to know every word.
+    """
+    tokenizer = getattr(encoder, "tokenizer", None)
+    if tokenizer is None:
+        return True
+    return any(tokenizer.token_to_id(w) is not None for w in _WORD.findall(text.lower()))
