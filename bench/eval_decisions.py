@@ -89,6 +89,8 @@ def main(argv: list[str] | None = None) -> int:
     ec.add_arguments(p)
     args = p.parse_args(argv)
     from recall.semantic.cache import VectorCache
+
+    ec.use_model(args.model)
     from recall.store import open_reader
 
     corpus = Corpus(args.data.read_text(encoding="utf-8"))

@@ -134,6 +134,8 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     from recall.semantic.cache import VectorCache
 
+    ec.use_model(args.model)
+
     with gzip.open(args.data, "rt", encoding="utf-8") as fh:
         questions = [json.loads(line) for line in fh if line.strip()]
     questions = [q for q in questions if "_abs" not in q["question_id"]]

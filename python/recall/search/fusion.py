@@ -19,6 +19,8 @@ from recall.timeutil import parse_iso
 
 RRF_K = 60
 """The constant of Cormack et al. (2009): ranks past ~60 count for little."""
+RRF_WEIGHTS = (1.0, 1.0)
+"""Each list's weight in RRF (keyword, semantic): equal, as measured best on both sets."""
 EXACT_BONUS = 1.0
 """Added to the fused score of a result holding every query word: RRF scores stay below
 2/(RRF_K+1) and weighted ones at most 1, so shown scores fall down the list."""
@@ -94,7 +96,10 @@ def fuse(
     order; their score gets `EXACT_BONUS` so that scores still fall down the list.
     """
     preset = PRESETS[fusion]
-    scores = rrf(lists, None, by_message) if preset is None else weighted(lists, preset, by_message)
+    if preset is None:
+        scores = rrf(lists, list(RRF_WEIGHTS[: len(lists)]), by_message)
+    else:
+        scores = weighted(lists, preset, by_message)
     first: dict[Key, Result] = {}
     for results in lists:
         for r in results:

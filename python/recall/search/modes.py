@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from recall.errors import UsageError
 from recall.record import Record
-from recall.search.fusion import PRESETS, fuse, key
+from recall.search.fusion import PRESETS, fuse
 from recall.search.keyword import KeywordHits, keyword_search
 from recall.search.query import STOPWORDS, Query, Term, parse
 from recall.search.results import Filters, Result, SearchOutput
@@ -108,7 +108,6 @@ def run(
             results = semantic[:limit]
         return Outcome(SearchOutput(query.text, len(results), results), "semantic")
     hits, semantic = _both(db, encoder, query, filters, limit, messages)
-    semantic = _related(hits.results, semantic, messages)
     results = fuse([hits.results, semantic], fusion, limit, decay, messages, hits.exact)
     output = SearchOutput(query.text, len(results), results, corrected=hits.corrected)
     return Outcome(output, "hybrid")
@@ -131,20 +130,9 @@ def _both(
     deeper because it is cheap. Running the two legs on two threads was measured and gained
     nothing on two cores (onnxruntime already uses both), so they run in turn.
     """
-    from recall.semantic.nearest import NOISE
-
     keyword = keyword_search(db, query, filters, max(limit, 10) * KEYWORD_DEPTH, messages)
     depth = max(limit * SEMANTIC_DEPTH, 30)
-    return keyword, _semantic(db, encoder, query, filters, depth, messages, NOISE)
-
-
-def _related(keyword: list[Result], semantic: list[Result], messages: bool) -> list[Result]:
-    """The semantic hits that may be fused: those above the floor, and below it (down to
-    the noise line) only those the keyword leg found too, whose rank they refine."""
-    from recall.semantic.nearest import FLOOR
-
-    found = {key(r, messages) for r in keyword}
-    return [r for r in semantic if r.score >= FLOOR or key(r, messages) in found]
+    return keyword, _semantic(db, encoder, query, filters, depth, messages)
 
 
 def _semantic(
@@ -154,7 +142,6 @@ def _semantic(
     filters: Filters,
     depth: int,
     messages: bool,
-    floor: float | None = None,
 ) -> list[Result]:
     """The semantic ranking of the query's positive terms: an excluded `-word` must not
     pull its neighbours in, and a query of exclusions alone has no meaning to embed.
@@ -170,7 +157,7 @@ def _semantic(
     meant = [t for t in positive if t.phrase or t.text.lower() not in STOPWORDS]
     if not any(model_knows(encoder, t.text) or _indexed(db, t) for t in meant):
         return []
-    return semantic_search(db, encoder, query.words(), filters, depth, messages, floor)
+    return semantic_search(db, encoder, query.words(), filters, depth, messages)
 
 
 def _indexed(db: sqlite3.Connection, term: Term) -> bool:

@@ -23,8 +23,6 @@ SNIPPET_CHARS = 220
 FLOOR = 0.25
 """Cosine a semantic-only hit must reach (all-MiniLM-L6-v2), calibrated on two sets: ~90 % of
 evidence messages clear it, most off-topic questions' best chunks do not (docs/semantic.md)."""
-NOISE = 0.1
-"""Cosine below which a chunk says nothing about the query, even to re-rank keyword hits."""
 
 
 def _allowed(db: sqlite3.Connection, messages: list[int], f: Filters) -> set[int]:
@@ -53,12 +51,11 @@ def semantic_search(
     filters: Filters,
     limit: int,
     messages: bool = False,
-    floor: float | None = None,
 ) -> list[Result]:
     """Sessions ranked by their nearest chunk to `query`, best first (at most `limit`);
     with `messages`, messages ranked by their nearest chunk, several per session.
-    Chunks below `floor` (default `FLOOR`) are left out."""
-    floor = FLOOR if floor is None else floor
+    Chunks below `FLOOR` are left out: in hybrid too, as measured best on both sets."""
+    floor = FLOOR
     unit = 1 if messages else 0  # the chunk row's message id, or its session
     vec = encoder.embed([query])[0]
     searcher = open_searcher(db, encoder.model_id, int(vec.shape[0]))
