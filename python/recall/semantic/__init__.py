@@ -1,4 +1,5 @@
-"""Semantic search: the local embedding model, chunks, vectors, the HNSW index, fusion.
+"""Semantic search: the local embedding model, which texts get vectors, the vectors, the
+HNSW index and the nearest-chunk leg.
 
 Nothing here is imported by the hook or by a keyword-only search: numpy,
 onnxruntime, tokenizers and usearch load only when vectors are made or read.
