@@ -391,6 +391,19 @@ def table(rows: list[dict[str, Any]], group: str = "type") -> str:
     return "\n".join(out)
 
 
+def report(rows: list[dict[str, Any]], args: argparse.Namespace) -> None:
+    """Print the table (and the cosines' summary); write what `--calibrate`, `--json` ask."""
+    import json
+
+    print(table(rows))
+    if args.calibrate:
+        print()
+        print(calibration_summary([r["cosines"] for r in rows if r.get("cosines")]))
+        args.calibrate.write_text(json.dumps([r.pop("cosines", {}) for r in rows]))
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1), encoding="utf-8")
+
+
 def calibration_summary(cal: list[dict[str, Any]]) -> str:
     """Percentiles of the relevant, unrelated and nonsense cosines."""
     import numpy as np

@@ -123,13 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         cache.close()
     print(f"{len(rows)} questions, {time.perf_counter() - started:.0f}s", file=sys.stderr)
-    print(ec.table(rows))
-    if args.calibrate:
-        print()
-        print(ec.calibration_summary([r["cosines"] for r in rows if r.get("cosines")]))
-        args.calibrate.write_text(json.dumps([r.pop("cosines", {}) for r in rows]))
-    if args.json:
-        args.json.write_text(json.dumps(rows, indent=1), encoding="utf-8")
+    ec.report(rows, args)
     return 0
 
 
