@@ -73,7 +73,7 @@ class Variant:
     @contextlib.contextmanager
     def applied(self) -> Iterator[None]:
         from recall.search import fusion, modes
-        from recall.semantic import nearest
+        from recall.semantic import nearest, vectors
 
         targets = {
             "floor": (nearest, "FLOOR", float),
@@ -82,9 +82,15 @@ class Variant:
             "sem_depth": (modes, "SEMANTIC_DEPTH", int),
             "sem_w": (fusion, "RRF_WEIGHTS", lambda w: (1.0, float(w))),
         }
-        saved = []
+        saved: list[tuple[Any, str, Any]] = []
+        if self.settings.get("first_piece") == "1":  # as if only each message's first window
+            saved.append((vectors, "chunk_rows", vectors.chunk_rows))
+            whole = vectors.chunk_rows
+            vectors.chunk_rows = lambda db, ids: {
+                k: v for k, v in whole(db, ids).items() if v[3] == 0
+            }
         for name, value in self.settings.items():
-            if name in ("fusion", "exact"):
+            if name in ("fusion", "exact", "first_piece"):
                 continue
             mod, attr, kind = targets[name]
             saved.append((mod, attr, getattr(mod, attr)))
