@@ -21,8 +21,9 @@ if TYPE_CHECKING:
 
 SNIPPET_CHARS = 220
 FLOOR = 0.25
-"""Cosine a semantic-only hit must reach (all-MiniLM-L6-v2), calibrated on two sets: ~90 % of
-evidence messages clear it, most off-topic questions' best chunks do not (docs/semantic.md)."""
+"""Cosine a semantic hit must reach (all-MiniLM-L6-v2), calibrated on two sets: 82-89 % of
+evidence messages clear it, a third to two thirds of off-topic questions get nothing
+(docs/semantic.md)."""
 
 
 def _allowed(db: sqlite3.Connection, messages: list[int], f: Filters) -> set[int]:
