@@ -84,7 +84,12 @@ def salvage(db: Path) -> SalvageReport:
                 insert = f"INSERT OR IGNORE INTO {table}({', '.join(cols)}) VALUES ({marks})"
                 copied = 0
                 for row in _rows(src, table, cols, report.lost):
-                    out.execute(insert, row)
+                    try:
+                        out.execute(insert, row)
+                    except sqlite3.IntegrityError:
+                        # its parent row was on a lost page: an orphan cannot be shown
+                        report.lost[table] = report.lost.get(table, 0) + 1
+                        continue
                     copied += 1
                 report.copied[table] = copied
             for fts in ("messages_fts", "sessions_fts"):
