@@ -235,9 +235,9 @@ def store_part(
 
     A part carrying the ignore marker also deletes what was indexed of its
     session and leaves a tombstone. `marked` is what `prepare` saw before
-    redacting (None: look at the part's text now).
+    redacting (None: look at the part's text now). Its ids were scrubbed by
+    `_redact`, the one place they are.
     """
-    clean_ids(part)
     reason = policy.refusal(db, part, marked)
     if reason == MARKER:
         forget_marked(db, part.info.session_id, part.info.agent)
