@@ -22,6 +22,10 @@ COMMANDS = (
     "doctor",
     "redact",
     "forget",
+    "remember",
+    "memories",
+    "memory",
+    "digest",
 )
 """Subcommands, each a module of this package with `add_parser(subs)` and `run(args)`."""
 

@@ -23,6 +23,12 @@ def add_parser(subs: Any) -> None:
     p.add_argument("--limit", "-n", type=int, default=10, metavar="N", help="results (default 10)")
     p.add_argument("--json", action="store_true", help="machine-readable output (SPEC §9)")
     p.add_argument(
+        "--scope",
+        choices=("all", "sessions", "memories", "daily", "files"),
+        default="all",
+        help="sources: sessions, memories (and MEMORY.md), daily logs, guidance files (default all)",
+    )
+    p.add_argument(
         "--messages",
         action="store_true",
         help="the best-matching messages (several per session), not one result per session",
@@ -52,6 +58,7 @@ def add_parser(subs: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from recall.cli.render import day, highlight, print_json, short_id, use_color, wrap
+    from recall.cli.sources import source_lines
     from recall.errors import UsageError
     from recall.search.results import MAX_LIMIT, Filters, plain
     from recall.store import open_reader
@@ -69,8 +76,9 @@ def run(args: argparse.Namespace) -> int:
         until=parse_when(args.until) if args.until else None,
     )
     # --- semantic search ---
-    from recall.config import load_config
-    from recall.search.modes import run as run_mode
+    from recall.cli.sources import source_vectors
+    from recall.config import computer_name, load_config
+    from recall.search.sources import run as run_sources
 
     settings = load_config().search
     fusion = args.fusion or settings.fusion
@@ -82,8 +90,19 @@ def run(args: argparse.Namespace) -> int:
     with open_reader() as store:
         filters.agents = known_agents(store.conn, args.agent)
         indexed = store.conn.execute("SELECT 1 FROM sessions LIMIT 1").fetchone() is not None
-        outcome = run_mode(
-            store.conn, query, filters, args.limit, args.mode, fusion, decay, args.messages
+        outcome = run_sources(
+            store.conn,
+            query,
+            filters,
+            args.limit,
+            computer_name(),
+            args.scope,
+            args.mode,
+            fusion,
+            decay,
+            args.messages,
+            settings.weights,
+            source_vectors(args.mode),
         )
     if outcome.note:
         sys.stderr.write(f"recall: {outcome.note}\n")
@@ -102,6 +121,9 @@ def run(args: argparse.Namespace) -> int:
         return 1
     color = use_color()
     for n, r in enumerate(out.results, 1):
+        if r.source != "session":
+            print(source_lines(n, r, color))
+            continue
         where = " · ".join(x for x in (r.agent, r.project or "", day(r.date), r.computer) if x)
         title = r.title or "(untitled)"
         print(wrap(f"{n:>2}. {title}", "    ")[4:])

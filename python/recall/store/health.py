@@ -16,7 +16,7 @@ from recall.errors import StoreError
 from recall.record import Record, field
 from recall.store.locking import write_lock
 
-FTS_TABLES = ("messages_fts", "sessions_fts")
+FTS_TABLES = ("messages_fts", "sessions_fts", "memories_fts", "file_chunks_fts")
 """The derived full-text indexes; `rebuild_fts` regenerates them from their tables."""
 
 
