@@ -21,6 +21,7 @@ import sqlite3
 from collections.abc import Callable
 
 from recall import _accel
+from recall.errors import ConfigError
 from recall.record import replace
 from recall.search.fusion import RRF_K, decay_factor
 from recall.search.modes import Outcome
@@ -52,6 +53,18 @@ Nearest = Callable[[sqlite3.Connection, Query, Filters, int, str], list[Result]]
 the caller so that keyword search never imports `recall.semantic`."""
 
 
+def checked_weights(given: dict[str, float]) -> dict[str, float]:
+    """The defaults with the user's `[search.weights]` over them; ConfigError names a bad one."""
+    for name, value in given.items():
+        if name not in WEIGHTS:
+            raise ConfigError(
+                f"[search.weights] {name!r} is not a source (known: {', '.join(WEIGHTS)})"
+            )
+        if not 0 <= value < float("inf"):
+            raise ConfigError(f"[search.weights] {name} must be a finite number, 0 or more")
+    return {**WEIGHTS, **given}
+
+
 def kind(r: Result) -> str:
     """Which weight applies to `r`."""
     if r.source == "session":
@@ -81,7 +94,7 @@ def merge(
     best = max(shared) or 1.0
     scored = []
     for (r, own), bm25 in zip(candidates, shared, strict=True):
-        final = weights.get(kind(r), WEIGHTS.get(kind(r), 0.5)) * (own + bm25 / best) / 2
+        final = weights[kind(r)] * (own + bm25 / best) / 2
         scored.append(replace(r, score=float(f"{final:.6g}")))
     scored.sort(key=lambda r: r.score, reverse=True)
     scored = scored[: limit * 3]
@@ -122,7 +135,7 @@ def run(
     nearest: Nearest | None = None,
 ) -> Outcome:
     """Search `scope` (one of SCOPES); sessions go through `modes.run` unchanged."""
-    weights = {**WEIGHTS, **(weights or {})}
+    weights = checked_weights(weights or {})
     query = parse(text)
     if scope == "sessions":
         return run_sessions(db, text, filters, limit, mode, fusion, decay, messages)
