@@ -244,7 +244,10 @@ def m007_memories(db: sqlite3.Connection) -> None:
     hash (an unchanged file costs a hash, nothing else) and `file_chunks` its
     pieces, one per markdown heading, keyed by their own hash so an edit
     rewrites only the chunks it changed. `digest_marks` is the daily digest's
-    watermark: the last message position of each session already summarised.
+    watermark: the last message position of each session already summarised, moved
+    only after the digest's files are written (`digest_pending` carries a digest
+    from the summariser's answer to the watermark, so a crash between the two
+    neither repeats nor loses it).
     `source_vectors` holds embeddings of memories and file chunks made at write
     time (few and short: searched exactly, outside the HNSW file).
     """
@@ -319,6 +322,14 @@ def m007_memories(db: sqlite3.Connection) -> None:
             session INTEGER PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
             position INTEGER NOT NULL,
             digested_at REAL NOT NULL
+        );
+        CREATE TABLE digest_pending (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            day TEXT NOT NULL,
+            marks TEXT NOT NULL,
+            summary TEXT NOT NULL,
+            facts TEXT NOT NULL,
+            created_at REAL NOT NULL
         );
 
         CREATE TABLE source_vectors (
