@@ -213,8 +213,9 @@ def _project_sources(db: sqlite3.Connection) -> list[Source]:
     return found
 
 
-def sync_files(store: Store) -> FilesReport:
-    """Index every file source; a source whose file is gone (or no longer a source) is removed."""
+def sync_files(store: Store, embed: bool = True) -> FilesReport:
+    """Index every file source; a source whose file is gone (or no longer a source) is removed.
+    With `embed`, memories and chunks still without a vector get one (when a model is present)."""
     report = FilesReport()
     wanted: set[str] = set()
     for source in _own_sources() + _project_sources(store.conn):
@@ -232,5 +233,6 @@ def sync_files(store: Store) -> FilesReport:
         report.chunks_written += written.inserted + written.updated + written.deleted
     known = [r[0] for r in store.conn.execute("SELECT path FROM files")]
     report.removed = remove(store, [n for n in known if n not in wanted])
-    embed_quietly(store)
+    if embed:
+        embed_quietly(store)
     return report

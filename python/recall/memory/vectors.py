@@ -95,18 +95,26 @@ def nearest(
     db: sqlite3.Connection, query: Query, filters: Filters, depth: int, kinds: str
 ) -> list[Result]:
     """The memories (kinds 'memory') or chunks of files of `kinds` nearest `query` in meaning."""
+    from recall.config import embedding_provider
+
+    if embedding_provider() == "none":
+        return []
+    from recall.semantic import ModelError
+    from recall.semantic.provider import current_model_id, get_encoder
+
+    kind = "memory" if kinds == "memory" else "chunk"
+    try:  # the model's id costs nothing; loading it only when there are vectors to compare
+        model = current_model_id()
+        rows = db.execute(
+            "SELECT ref, vector FROM source_vectors WHERE kind = ? AND model = ?", (kind, model)
+        ).fetchall()
+        if not rows:
+            return []
+        encoder = get_encoder()
+    except ModelError:
+        return []
     import numpy as np
 
-    encoder = _encoder()
-    if encoder is None:
-        return []
-    kind = "memory" if kinds == "memory" else "chunk"
-    rows = db.execute(
-        "SELECT ref, vector FROM source_vectors WHERE kind = ? AND model = ?",
-        (kind, encoder.model_id),
-    ).fetchall()
-    if not rows:
-        return []
     matrix = np.frombuffer(b"".join(v for _, v in rows), dtype="<f4").reshape(len(rows), -1)
     if matrix.shape[1] != encoder.dims:
         return []

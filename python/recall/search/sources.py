@@ -144,7 +144,7 @@ def run(
     if scope == "all":
         outcome = run_sessions(db, text, filters, limit, mode, fusion, decay, messages)
         lists.append(outcome.output.results)
-    semantic = nearest if mode != "keyword" and (outcome is None or outcome.mode != "keyword") else None
+    semantic = nearest if mode != "keyword" else None
     if scope in ("all", "memories"):
         found = memory_hits(db, query, filters, limit, computer)
         lists.append(_with_meaning(db, query, filters, limit, found, semantic, "memory"))
