@@ -146,3 +146,20 @@ def test_a_keyword_search_never_enters_semantic(
     loaded = _loaded_after(["search", "kafka"], {})
     assert "recall.search.keyword" in loaded
     assert not [m for m in loaded if m.startswith("recall.semantic")], loaded
+
+
+def test_search_never_imports_the_memory_layer() -> None:
+    """`search/` reads memories and chunks itself; `memory/` writes them and sits above it."""
+    users = {m for m in _importers("recall.memory") if m.startswith("recall.search")}
+    assert not users, f"search modules importing recall.memory: {sorted(users)}"
+
+
+def test_memory_loads_semantic_only_in_its_vectors_module() -> None:
+    for name, path in MODULES.items():
+        if not name.startswith("recall.memory"):
+            continue
+        top = {i for i in _imports(path, top_level_only=True) if i.startswith("recall.semantic")}
+        assert not top, f"{name} imports {sorted(top)} at load time"
+        if name != "recall.memory.vectors":
+            lazy = {i for i in _imports(path) if i.startswith("recall.semantic")}
+            assert not lazy, f"{name} imports {sorted(lazy)}"

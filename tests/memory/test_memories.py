@@ -126,3 +126,22 @@ def test_list_filters_by_category_and_orders_by_importance(capsys: pytest.Captur
     assert [m["importance"] for m in got["memories"]] == [9, 8, 6]
     only = _json(capsys, "memories", "list", "-c", "goal", "--json")
     assert [m["category"] for m in only["memories"]] == ["goal"]
+
+
+def test_a_rescan_redacts_memories_and_file_chunks_with_new_rules(
+    capsys: pytest.CaptureFixture[str], recall_home: Path
+) -> None:
+    from recall.config import _load
+
+    call(capsys, "remember", "the door code is acme_0123456789abcdef0123456789abcdef")
+    (recall_home / "MEMORY.md").write_text("# Access\n\nacme_0123456789abcdef0123456789abcdef opens it\n")
+    assert call(capsys, "sync", "-q", "--no-embed")[0] == 0
+    (recall_home / "config.toml").write_text(
+        '[[redact.extra]]\nname = "acme-token"\npattern = "acme_[a-z0-9]{32}"\n'
+    )
+    _load.cache_clear()
+    assert call(capsys, "redact", "--rescan")[0] == 0
+    raw = (recall_home / "recall.db").read_bytes()
+    assert b"acme_0123456789abcdef" not in raw
+    got = _json(capsys, "search", "opens", "--json")["results"]
+    assert "[REDACTED:acme-token]" in got[0]["snippet"]

@@ -2,7 +2,7 @@
 
 Rules improve and configs grow after text was indexed. A rescan rewrites
 every stored text the current redactor changes (messages, titles, projects,
-metadata, adapters' resume state), deletes sessions that an exclusion glob or
+metadata, adapters' resume state, memories and file chunks), deletes sessions that an exclusion glob or
 the ignore marker now covers, then rebuilds the FTS indexes and compacts the
 file (see `forget.compact`) so no copy of a removed secret survives in the
 database or its WAL. recall.log is rewritten through the redactor too.
@@ -32,6 +32,8 @@ class RescanReport(Record):
     states_changed: int = 0
     sessions_removed: int = 0
     log_lines_changed: int = 0
+    sources_changed: int = 0
+    """Memories, file chunks and file records (docs/memory.md) the redactor changed."""
     wal_emptied: bool = True
 
 
@@ -50,6 +52,24 @@ def _messages(store: Store, redactor: Redactor, report: RescanReport) -> None:
             with store.transaction() as db:
                 db.executemany("UPDATE messages SET text = ? WHERE id = ?", changed)
             report.messages_changed += len(changed)
+
+
+_SOURCE_TEXTS = (
+    ("memories", ("text", "project")),
+    ("file_chunks", ("heading", "text")),
+    ("files", ("path", "project")),
+)
+
+
+def _sources(db: sqlite3.Connection, redactor: Redactor, report: RescanReport) -> None:
+    """Memories and markdown sources through today's redactor (few rows: one pass)."""
+    for table, cols in _SOURCE_TEXTS:
+        for rowid, *values in db.execute(f"SELECT id, {', '.join(cols)} FROM {table}").fetchall():
+            clean = [redactor.redact(v) if v else v for v in values]
+            if clean != values:
+                sets = ", ".join(f"{c} = ?" for c in cols)
+                db.execute(f"UPDATE OR REPLACE {table} SET {sets} WHERE id = ?", (*clean, rowid))
+                report.sources_changed += 1
 
 
 def _clean_meta(redactor: Redactor, raw: str) -> str:
@@ -141,6 +161,7 @@ def rescan(store: Store, redactor: Redactor) -> RescanReport:
     _messages(store, redactor, report)
     with store.transaction() as db:
         _sessions(db, redactor, report)
+        _sources(db, redactor, report)
         _privacy(db, report)
     report.wal_emptied = compact(store, rebuild=True)
     _log(redactor, report)
