@@ -76,16 +76,22 @@ def test_only_accel_imports_the_native_core() -> None:
     assert users == {"recall._accel"}
 
 
-def test_search_loads_semantic_only_inside_the_mode_choice() -> None:
-    """Keyword search modules never import `recall.semantic`; `modes` does so in a function."""
+def _semantic_only_in(package: str, allowed: str) -> None:
+    """`package`'s modules never import `recall.semantic` at load time, and only
+    `allowed` does so at all (inside a function)."""
     for name, path in MODULES.items():
-        if not name.startswith("recall.search"):
+        if not name.startswith(package):
             continue
         top = {i for i in _imports(path, top_level_only=True) if i.startswith("recall.semantic")}
         assert not top, f"{name} imports {sorted(top)} at load time"
-        if name != "recall.search.modes":
+        if name != allowed:
             lazy = {i for i in _imports(path) if i.startswith("recall.semantic")}
             assert not lazy, f"{name} imports {sorted(lazy)}"
+
+
+def test_search_loads_semantic_only_inside_the_mode_choice() -> None:
+    """Keyword search modules never import `recall.semantic`; `modes` does so in a function."""
+    _semantic_only_in("recall.search", "recall.search.modes")
 
 
 def test_no_import_loop_between_modules() -> None:
@@ -155,11 +161,4 @@ def test_search_never_imports_the_memory_layer() -> None:
 
 
 def test_memory_loads_semantic_only_in_its_vectors_module() -> None:
-    for name, path in MODULES.items():
-        if not name.startswith("recall.memory"):
-            continue
-        top = {i for i in _imports(path, top_level_only=True) if i.startswith("recall.semantic")}
-        assert not top, f"{name} imports {sorted(top)} at load time"
-        if name != "recall.memory.vectors":
-            lazy = {i for i in _imports(path) if i.startswith("recall.semantic")}
-            assert not lazy, f"{name} imports {sorted(lazy)}"
+    _semantic_only_in("recall.memory", "recall.memory.vectors")

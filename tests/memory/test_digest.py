@@ -15,7 +15,7 @@ from recall.config import _load
 from recall.memory import daily
 
 DAY = "2026-01-05"
-STUB = r'''
+STUB = r"""
 import json, os, sys
 prompt = sys.stdin.read()
 log = os.environ["STUB_LOG"]
@@ -24,7 +24,7 @@ with open(log, "a", encoding="utf-8") as fh:
 if os.environ.get("STUB_FAIL"):
     sys.exit(3)
 print("## Daily Summary\n- talked about the otter queue\n\n## Long-term Facts\n- the otter queue uses Redis streams")
-'''
+"""
 
 
 @pytest.fixture
@@ -45,7 +45,9 @@ def _prompts(log: Path) -> list[dict]:
     return [json.loads(x) for x in log.read_text().splitlines()] if log.exists() else []
 
 
-def _chat(capsys: pytest.CaptureFixture[str], tmp_path: Path, name: str, turns: list[tuple[str, str]]) -> None:
+def _chat(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, name: str, turns: list[tuple[str, str]]
+) -> None:
     """Import messages of session `name`, on DAY at noon UTC onwards, one minute apart."""
     src = tmp_path / f"{name}-{len(turns)}.jsonl"
     lines = [
@@ -74,7 +76,12 @@ def test_without_a_summariser_it_says_so_and_does_nothing(
 def test_a_digest_writes_the_log_and_proposes_facts_once(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, recall_home: Path, summariser: Path
 ) -> None:
-    _chat(capsys, tmp_path, "s1", [("user", "how should the otter queue work?"), ("assistant", "use Redis streams")])
+    _chat(
+        capsys,
+        tmp_path,
+        "s1",
+        [("user", "how should the otter queue work?"), ("assistant", "use Redis streams")],
+    )
     out = _digest(capsys)
     assert (out["sessions"], out["messages"]) == (1, 2)
     (sent,) = _prompts(summariser)
@@ -98,14 +105,22 @@ def test_only_messages_after_the_watermark_are_sent(
 ) -> None:
     _chat(capsys, tmp_path, "s1", [("user", "first question about beavers")])
     _digest(capsys)
-    _chat(capsys, tmp_path, "s1", [("user", "first question about beavers"), ("assistant", "an answer about dams")])
+    _chat(
+        capsys,
+        tmp_path,
+        "s1",
+        [("user", "first question about beavers"), ("assistant", "an answer about dams")],
+    )
     assert _digest(capsys)["messages"] == 1
     second = _prompts(summariser)[1]["prompt"]
     assert "Assistant: an answer about dams" in second and "User: first question" not in second
 
 
 def test_a_crash_between_the_log_and_the_watermark_repeats_nothing_and_loses_nothing(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path, recall_home: Path, summariser: Path,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    recall_home: Path,
+    summariser: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     _chat(capsys, tmp_path, "s1", [("user", "the heron migration plan"), ("assistant", "step one")])
@@ -124,12 +139,24 @@ def test_a_crash_between_the_log_and_the_watermark_repeats_nothing_and_loses_not
     assert len(_prompts(summariser)) == 1  # not summarised twice
     assert log.read_text().count("## Digest") == 1  # not written twice
     assert (recall_home / "MEMORY.md").read_text().count("digest 1") == 1
-    _chat(capsys, tmp_path, "s1", [("user", "the heron migration plan"), ("assistant", "step one"), ("user", "and step two?")])
+    _chat(
+        capsys,
+        tmp_path,
+        "s1",
+        [
+            ("user", "the heron migration plan"),
+            ("assistant", "step one"),
+            ("user", "and step two?"),
+        ],
+    )
     assert _digest(capsys)["messages"] == 1  # and what came after is not lost
 
 
 def test_a_failing_summariser_changes_nothing(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path, recall_home: Path, summariser: Path,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    recall_home: Path,
+    summariser: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     _chat(capsys, tmp_path, "s1", [("user", "a question about lynx")])
@@ -162,13 +189,29 @@ def test_the_token_budget_caps_the_input_and_the_rest_waits(
 def test_a_hook_inside_the_summariser_keeps_its_session_out(
     tmp_path: Path, recall_home: Path, transcripts: Path
 ) -> None:
-    src = next(p for p in sorted((transcripts / "claude").rglob("*.jsonl")) if p.stat().st_size > 2000)
+    src = next(
+        p for p in sorted((transcripts / "claude").rglob("*.jsonl")) if p.stat().st_size > 2000
+    )
     first = json.loads(src.read_text(encoding="utf-8").splitlines()[0])
-    payload = {"session_id": first.get("sessionId", "x"), "transcript_path": str(src), "hook_event_name": "Stop"}
-    done = run("ingest", "--event", "agent-stop", stdin=json.dumps(payload).encode(), env={"RECALL_DIGEST_CHILD": "1"})
+    payload = {
+        "session_id": first.get("sessionId", "x"),
+        "transcript_path": str(src),
+        "hook_event_name": "Stop",
+    }
+    done = run(
+        "ingest",
+        "--event",
+        "agent-stop",
+        stdin=json.dumps(payload).encode(),
+        env={"RECALL_DIGEST_CHILD": "1"},
+    )
     assert done.returncode == 0 and done.stdout == b""
     db = sqlite3.connect(recall_home / "recall.db")
     assert db.execute("SELECT count(*) FROM sessions").fetchone() == (0,)
     assert db.execute("SELECT count(*) FROM forgotten").fetchone() == (1,)
-    assert run("ingest", "--event", "agent-stop", stdin=json.dumps(payload).encode()).returncode == 0
-    assert db.execute("SELECT count(*) FROM sessions WHERE session_id = ?", (payload["session_id"],)).fetchone() == (0,)
+    assert (
+        run("ingest", "--event", "agent-stop", stdin=json.dumps(payload).encode()).returncode == 0
+    )
+    assert db.execute(
+        "SELECT count(*) FROM sessions WHERE session_id = ?", (payload["session_id"],)
+    ).fetchone() == (0,)

@@ -120,7 +120,10 @@ def test_guidance_files_of_indexed_projects_are_sources(
         ("CLAUDE.md", "Rules › Testing", "claude", str(project)),
         ("AGENTS.md", "Agents", "codex", str(project)),
     }
-    assert json.loads(call(capsys, "search", "flamingo", "--agent", "codex", "--json")[1])["found"] == 1
+    assert (
+        json.loads(call(capsys, "search", "flamingo", "--agent", "codex", "--json")[1])["found"]
+        == 1
+    )
 
 
 def test_claude_codes_own_project_memory_is_a_source(
@@ -138,10 +141,14 @@ def test_claude_codes_own_project_memory_is_a_source(
     }
     (folder / "0d6f1a3e-1111-4222-8333-444455556666.jsonl").write_text(json.dumps(line) + "\n")
     (folder / "memory").mkdir()
-    (folder / "memory" / "MEMORY.md").write_text("# Release\n\nReleases go out via the pelican pipeline.\n")
+    (folder / "memory" / "MEMORY.md").write_text(
+        "# Release\n\nReleases go out via the pelican pipeline.\n"
+    )
     assert call(capsys, "sync", "-q", "--no-embed")[0] == 0
     got = json.loads(call(capsys, "search", "pelican", "--json")[1])
-    assert [(r["source"], r["agent"], r["kind"]) for r in got["results"]] == [("file", "claude", "guidance")]
+    assert [(r["source"], r["agent"], r["kind"]) for r in got["results"]] == [
+        ("file", "claude", "guidance")
+    ]
     assert got["results"][0]["path"].endswith("-work-demo/memory/MEMORY.md")
 
 

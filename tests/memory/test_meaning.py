@@ -17,7 +17,9 @@ def _sources(capsys: pytest.CaptureFixture[str], *argv: str) -> list[tuple[str, 
 
 
 @pytest.mark.needs_model
-def test_remember_then_hybrid_finds_it_by_meaning_at_once(capsys: pytest.CaptureFixture[str]) -> None:
+def test_remember_then_hybrid_finds_it_by_meaning_at_once(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     call(capsys, "remember", "The user's favourite colour is deep blue", "-c", "preference")
     call(capsys, "remember", "Standups are at 9:30 every weekday")
     assert _sources(capsys, "which shade is preferred", "--mode", "keyword") == []
@@ -43,4 +45,6 @@ def test_without_a_model_remember_still_works_and_search_is_keyword(
 ) -> None:
     monkeypatch.setenv("RECALL_EMBEDDING", "none")
     assert call(capsys, "remember", "the kettle is descaled monthly")[0] == 0
-    assert _sources(capsys, "kettle", "--scope", "memories") == [("memory", "the kettle is descaled monthly")]
+    assert _sources(capsys, "kettle", "--scope", "memories") == [
+        ("memory", "the kettle is descaled monthly")
+    ]

@@ -44,14 +44,38 @@ def test_importance_orders_memories_whose_relevance_ties(
 
 def test_relevance_still_beats_a_small_importance_lead(capsys: pytest.CaptureFixture[str]) -> None:
     call(capsys, "remember", "kafka kafka consumer lag alert on kafka", "-i", "4")
-    call(capsys, "remember", "kafka is mentioned once among many other unrelated words here", "-i", "6")
+    call(
+        capsys,
+        "remember",
+        "kafka is mentioned once among many other unrelated words here",
+        "-i",
+        "6",
+    )
     got = _json(capsys, "memories", "search", "kafka", "--json")
     assert got["memories"][0]["importance"] == 4
 
 
 def test_a_near_duplicate_is_merged_not_repeated(capsys: pytest.CaptureFixture[str]) -> None:
-    first = _json(capsys, "remember", "User prefers TypeScript over JavaScript for new code", "-c", "preference", "-i", "6", "--json")
-    again = _json(capsys, "remember", "user prefers typescript over javascript for new code!", "-c", "preference", "-i", "8", "--json")
+    first = _json(
+        capsys,
+        "remember",
+        "User prefers TypeScript over JavaScript for new code",
+        "-c",
+        "preference",
+        "-i",
+        "6",
+        "--json",
+    )
+    again = _json(
+        capsys,
+        "remember",
+        "user prefers typescript over javascript for new code!",
+        "-c",
+        "preference",
+        "-i",
+        "8",
+        "--json",
+    )
     assert again["merged"] is True
     assert again["memory"]["id"] == first["memory"]["id"]
     assert again["memory"]["importance"] == 8 and again["memory"]["merged"] == 1
@@ -68,10 +92,14 @@ def test_secrets_are_redacted_before_a_memory_is_stored(
     listed = _json(capsys, "memories", "list", "--json")
     assert secret not in json.dumps(listed) and "[REDACTED:" in listed["memories"][0]["text"]
     db = sqlite3.connect(recall_home / "recall.db")
-    assert db.execute("SELECT count(*) FROM memories WHERE text LIKE ?", (f"%{secret}%",)).fetchone() == (0,)
+    assert db.execute(
+        "SELECT count(*) FROM memories WHERE text LIKE ?", (f"%{secret}%",)
+    ).fetchone() == (0,)
 
 
-def test_forget_deletes_a_memory_for_good(capsys: pytest.CaptureFixture[str], recall_home: Path) -> None:
+def test_forget_deletes_a_memory_for_good(
+    capsys: pytest.CaptureFixture[str], recall_home: Path
+) -> None:
     kept = _json(capsys, "remember", "the cat is called Miso", "--json")["memory"]
     assert call(capsys, "memories", "forget", str(kept["id"]))[0] == 0
     code, out, _ = call(capsys, "search", "Miso")
@@ -83,9 +111,21 @@ def test_forget_deletes_a_memory_for_good(capsys: pytest.CaptureFixture[str], re
 
 def test_edit_changes_what_search_finds(capsys: pytest.CaptureFixture[str]) -> None:
     m = _json(capsys, "remember", "deploys happen on Tuesday", "--json")["memory"]
-    assert call(capsys, "memories", "edit", str(m["id"]), "--text", "deploys happen on Thursday", "-i", "9")[0] == 0
+    assert (
+        call(
+            capsys,
+            "memories",
+            "edit",
+            str(m["id"]),
+            "--text",
+            "deploys happen on Thursday",
+            "-i",
+            "9",
+        )[0]
+        == 0
+    )
     assert _json(capsys, "search", "Thursday", "--json")["found"] == 1
-    assert _json(capsys, "search", "Tuesday", "--json")["found"] == 0
+    assert _json(capsys, "search", "Tuesday", "--mode", "keyword", "--json")["found"] == 0
     assert _json(capsys, "memories", "list", "--json")["memories"][0]["importance"] == 9
 
 
@@ -112,13 +152,17 @@ def test_edit_without_options_opens_the_editor(
         ("memories", "search", "--limit", "0", "x"),
     ],
 )
-def test_bad_input_is_a_usage_error(capsys: pytest.CaptureFixture[str], argv: tuple[str, ...]) -> None:
+def test_bad_input_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str], argv: tuple[str, ...]
+) -> None:
     code, _, err = call(capsys, *argv)
     assert code == 2
     assert err.strip().splitlines()[-1].startswith("recall")
 
 
-def test_list_filters_by_category_and_orders_by_importance(capsys: pytest.CaptureFixture[str]) -> None:
+def test_list_filters_by_category_and_orders_by_importance(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     call(capsys, "remember", "wants to ship v2 by March", "-c", "goal", "-i", "6")
     call(capsys, "remember", "Jane reviews the billing code", "-c", "relationship", "-i", "8")
     call(capsys, "remember", "wants a dark terminal theme", "-c", "preference", "-i", "9")
@@ -134,7 +178,9 @@ def test_a_rescan_redacts_memories_and_file_chunks_with_new_rules(
     from recall.config import _load
 
     call(capsys, "remember", "the door code is acme_0123456789abcdef0123456789abcdef")
-    (recall_home / "MEMORY.md").write_text("# Access\n\nacme_0123456789abcdef0123456789abcdef opens it\n")
+    (recall_home / "MEMORY.md").write_text(
+        "# Access\n\nacme_0123456789abcdef0123456789abcdef opens it\n"
+    )
     assert call(capsys, "sync", "-q", "--no-embed")[0] == 0
     (recall_home / "config.toml").write_text(
         '[[redact.extra]]\nname = "acme-token"\npattern = "acme_[a-z0-9]{32}"\n'

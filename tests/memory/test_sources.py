@@ -14,7 +14,18 @@ from recall.config import _load
 from recall.memory.memories import remember
 from recall.store import open_writer
 
-SESSION_FIELDS = {"session_id", "agent", "project", "computer", "title", "date", "score", "snippet", "source", "message_index"}
+SESSION_FIELDS = {
+    "session_id",
+    "agent",
+    "project",
+    "computer",
+    "title",
+    "date",
+    "score",
+    "snippet",
+    "source",
+    "message_index",
+}
 
 
 def _search(capsys: pytest.CaptureFixture[str], *argv: str) -> list[dict]:
@@ -36,16 +47,31 @@ def every_source(capsys: pytest.CaptureFixture[str], tmp_path: Path, recall_home
     (project / "CLAUDE.md").write_text("# Conventions\n\nname fixtures after a walrus colony\n")
     chat = tmp_path / "chat.jsonl"
     lines = [
-        {"session": "s1", "role": "user", "text": "should the walrus service retry on timeouts?", "project": str(project), "timestamp": "2026-01-04T10:00:00Z"},
-        {"session": "s1", "role": "assistant", "text": "yes, three times with backoff", "timestamp": "2026-01-04T10:00:05Z"},
+        {
+            "session": "s1",
+            "role": "user",
+            "text": "should the walrus service retry on timeouts?",
+            "project": str(project),
+            "timestamp": "2026-01-04T10:00:00Z",
+        },
+        {
+            "session": "s1",
+            "role": "assistant",
+            "text": "yes, three times with backoff",
+            "timestamp": "2026-01-04T10:00:05Z",
+        },
     ]
     chat.write_text("".join(json.dumps(x) + "\n" for x in lines))
     assert call(capsys, "ingest", "--format", "jsonl", str(chat))[0] == 0
     call(capsys, "remember", "the walrus service owner is Priya", "-c", "relationship", "-i", "7")
     recall_home.mkdir(exist_ok=True)
-    (recall_home / "MEMORY.md").write_text("# Services\n\n## Walrus\n\nwalrus runs on the blue cluster\n")
+    (recall_home / "MEMORY.md").write_text(
+        "# Services\n\n## Walrus\n\nwalrus runs on the blue cluster\n"
+    )
     (recall_home / "daily").mkdir()
-    (recall_home / "daily" / "2026-01-04.md").write_text("# Summary\n\nwalrus retry budget agreed at three\n")
+    (recall_home / "daily" / "2026-01-04.md").write_text(
+        "# Summary\n\nwalrus retry budget agreed at three\n"
+    )
     assert call(capsys, "sync", "-q", "--no-embed")[0] == 0
     return project
 
@@ -64,11 +90,14 @@ def test_all_sources_answer_one_search_with_their_json_fields(
     assert memory["category"] == "relationship" and memory["importance"] == 7
     assert memory["memory_id"].isdigit() and memory["session_id"] == ""
     files = {(Path(r["path"]).name, r["heading"], r["kind"]) for r in by_source["file"]}
-    assert files == {("MEMORY.md", "Services › Walrus", "memory_md"), ("CLAUDE.md", "Conventions", "guidance")}
+    assert files == {
+        ("MEMORY.md", "Services › Walrus", "memory_md"),
+        ("CLAUDE.md", "Conventions", "guidance"),
+    }
     daily = by_source["daily_log"][0]
     assert daily["heading"] == "Summary" and daily["date"].startswith("2026-01-04")
     for r in results:
-        assert SESSION_FIELDS <= set(r) and r["computer"] == "testbox"
+        assert set(r) >= SESSION_FIELDS and r["computer"] == "testbox"
 
 
 @pytest.mark.parametrize(
@@ -84,7 +113,9 @@ def test_scope_keeps_to_its_sources(
     capsys: pytest.CaptureFixture[str], every_source: Path, scope: str, sources: set[str]
 ) -> None:
     got = _search(capsys, "walrus", "--scope", scope)
-    assert {r["source"] + (":" + r["kind"] if r["source"] == "file" else "") for r in got} == sources
+    assert {
+        r["source"] + (":" + r["kind"] if r["source"] == "file" else "") for r in got
+    } == sources
 
 
 def test_default_weights_put_memory_first_and_config_can_change_them(
@@ -119,7 +150,9 @@ def test_a_date_range_applies_to_every_source(
     assert "the walrus mascot was retired" not in [r["snippet"] for r in recent]
     only_old = _search(capsys, "walrus", "--until", after, "--limit", "20")
     assert [r["source"] for r in only_old] == ["memory"]
-    day = _search(capsys, "walrus", "--since", "2026-01-04", "--until", "2026-01-04", "--scope", "daily")
+    day = _search(
+        capsys, "walrus", "--since", "2026-01-04", "--until", "2026-01-04", "--scope", "daily"
+    )
     assert [r["source"] for r in day] == ["daily_log"]
     assert _search(capsys, "walrus", "--since", "2026-01-05", "--scope", "daily") == []
 
@@ -129,7 +162,9 @@ def test_the_same_text_in_two_sources_is_one_result(
 ) -> None:
     call(capsys, "remember", "ship the narwhal release on Friday after the freeze", "-i", "6")
     (recall_home / "daily").mkdir(parents=True)
-    (recall_home / "daily" / "2026-02-01.md").write_text("# Plan\n\nship the narwhal release on Friday after the freeze\n")
+    (recall_home / "daily" / "2026-02-01.md").write_text(
+        "# Plan\n\nship the narwhal release on Friday after the freeze\n"
+    )
     assert call(capsys, "sync", "-q", "--no-embed")[0] == 0
     got = _search(capsys, "narwhal")
     assert [r["source"] for r in got] == ["memory"]

@@ -12,9 +12,7 @@ def add_parser(subs: Any) -> None:
     p = subs.add_parser("remember", help="keep a fact (a preference, a decision, a name...)")
     p.add_argument("text", nargs="+", help="what to remember")
     p.add_argument("--category", "-c", choices=CATEGORIES, default="fact", help="default: fact")
-    p.add_argument(
-        "--importance", "-i", type=int, default=5, metavar="1-10", help="default: 5"
-    )
+    p.add_argument("--importance", "-i", type=int, default=5, metavar="1-10", help="default: 5")
     p.add_argument("--project", metavar="P", help="the project this is about (default: none)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(run=run)

@@ -26,7 +26,7 @@ def add_parser(subs: Any) -> None:
         "--scope",
         choices=("all", "sessions", "memories", "daily", "files"),
         default="all",
-        help="sources: sessions, memories (and MEMORY.md), daily logs, guidance files (default all)",
+        help="sources: sessions, memories (+ MEMORY.md), daily logs, guidance files; default all",
     )
     p.add_argument(
         "--messages",
@@ -89,10 +89,14 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--decay must be a finite number, 0 or more")
     with open_reader() as store:
         filters.agents = known_agents(store.conn, args.agent)
-        indexed = store.conn.execute(
-            "SELECT 1 FROM sessions UNION ALL SELECT 1 FROM memories UNION ALL SELECT 1 FROM files"
-            " LIMIT 1"
-        ).fetchone() is not None
+        indexed = (
+            store.conn.execute(
+                "SELECT 1 FROM sessions UNION ALL SELECT 1 FROM memories"
+                " UNION ALL SELECT 1 FROM files"
+                " LIMIT 1"
+            ).fetchone()
+            is not None
+        )
         outcome = run_sources(
             store.conn,
             query,

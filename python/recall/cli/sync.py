@@ -59,7 +59,9 @@ def run(args: argparse.Namespace) -> int:
         if not report.disk_full:
             from recall.memory.files import sync_files
 
-            files = sync_files(store, not args.no_embed)  # MEMORY.md, daily logs, guidance files (docs/memory.md)
+            files = sync_files(
+                store, not args.no_embed
+            )  # MEMORY.md, daily logs, guidance files (docs/memory.md)
     if report.disk_full:
         sys.stderr.write(
             f"recall: disk full: {report.sessions_touched} sessions indexed, "

@@ -105,7 +105,11 @@ def plan(store: Store, day: str, max_tokens: int) -> Plan:
 def prompt(day: str, conversations: str) -> str:
     marker = privacy_settings().ignore_marker
     text = PROMPT.read_text(encoding="utf-8")
-    return text.replace("{marker}", marker).replace("{day}", day).replace("{conversations}", conversations)
+    return (
+        text.replace("{marker}", marker)
+        .replace("{day}", day)
+        .replace("{conversations}", conversations)
+    )
 
 
 def summarise(command: str, text: str, timeout: float) -> str:
@@ -117,22 +121,33 @@ def summarise(command: str, text: str, timeout: float) -> str:
     env = {**os.environ, DIGEST_CHILD: "1"}
     try:
         done = subprocess.run(
-            argv, input=text.encode("utf-8"), capture_output=True, timeout=timeout, env=env, check=False
+            argv,
+            input=text.encode("utf-8"),
+            capture_output=True,
+            timeout=timeout,
+            env=env,
+            check=False,
         )
     except FileNotFoundError:
-        raise RecallError(f"the summariser {argv[0]!r} was not found; nothing was digested") from None
+        raise RecallError(
+            f"the summariser {argv[0]!r} was not found; nothing was digested"
+        ) from None
     except subprocess.TimeoutExpired:
         raise RecallError(f"the summariser took over {timeout:g} s; nothing was digested") from None
     answer = done.stdout.decode("utf-8", errors="replace").strip()
     if done.returncode != 0:
         why = done.stderr.decode("utf-8", errors="replace").strip().splitlines()[-1:] or [""]
-        raise RecallError(f"the summariser exited with status {done.returncode} {why[0]}; nothing was digested")
+        raise RecallError(
+            f"the summariser exited with status {done.returncode} {why[0]}; nothing was digested"
+        )
     if not answer:
         raise RecallError("the summariser printed nothing; nothing was digested")
     return answer
 
 
-_SECTION = re.compile(r"^#{1,3}\s*(daily summary|long[- ]term facts)\s*$", re.IGNORECASE | re.MULTILINE)
+_SECTION = re.compile(
+    r"^#{1,3}\s*(daily summary|long[- ]term facts)\s*$", re.IGNORECASE | re.MULTILINE
+)
 
 
 def split_answer(answer: str) -> tuple[str, str]:
@@ -156,15 +171,20 @@ def record(store: Store, day: str, summary: str, facts: str, marks: dict[int, in
     summary, facts = redact(summary), redact(facts)
     with store.transaction() as db:
         cur = db.execute(
-            "INSERT INTO digest_pending(day, marks, summary, facts, created_at) VALUES (?, ?, ?, ?, ?)",
+            "INSERT INTO digest_pending(day, marks, summary, facts, created_at)"
+            " VALUES (?, ?, ?, ?, ?)",
             (day, json.dumps(marks), summary, facts, time.time()),
         )
     return Digest(int(cur.lastrowid or 0), day, summary, facts, marks)
 
 
 def pending(store: Store) -> list[Digest]:
-    rows = store.conn.execute("SELECT id, day, summary, facts, marks FROM digest_pending ORDER BY id")
-    return [Digest(i, d, s, f, {int(k): v for k, v in json.loads(m).items()}) for i, d, s, f, m in rows]
+    rows = store.conn.execute(
+        "SELECT id, day, summary, facts, marks FROM digest_pending ORDER BY id"
+    )
+    return [
+        Digest(i, d, s, f, {int(k): v for k, v in json.loads(m).items()}) for i, d, s, f, m in rows
+    ]
 
 
 def _append(path: Path, heading: str, body: str, title: str) -> None:

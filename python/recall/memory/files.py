@@ -139,10 +139,7 @@ def index_file(store: Store, source: Source) -> Written:
         return Written()
     chunks = chunk_markdown(scrub(data.decode("utf-8", errors="replace")))
     redactor = current()
-    if source.day:
-        ts = _day_ts(source.day)
-    else:
-        ts = os.stat(source.path).st_mtime
+    ts = _day_ts(source.day) if source.day else os.stat(source.path).st_mtime
     project = redactor.redact(source.project) if source.project else None
     with store.transaction() as db:
         db.execute(
@@ -161,7 +158,10 @@ def remove(store: Store, names: list[str]) -> int:
     if not names:
         return 0
     with store.transaction() as db:
-        db.executemany("DELETE FROM file_chunks WHERE file IN (SELECT id FROM files WHERE path = ?)", [(n,) for n in names])
+        db.executemany(
+            "DELETE FROM file_chunks WHERE file IN (SELECT id FROM files WHERE path = ?)",
+            [(n,) for n in names],
+        )
         cur = db.executemany("DELETE FROM files WHERE path = ?", [(n,) for n in names])
         return cur.rowcount
 
@@ -188,7 +188,9 @@ def _project_sources(db: sqlite3.Connection) -> list[Source]:
     """Guidance files of every indexed project that lives on this computer, and Claude
     Code's own memory of each project whose transcripts are indexed."""
     found: list[Source] = []
-    projects = [r[0] for r in db.execute("SELECT DISTINCT project FROM sessions WHERE project IS NOT NULL")]
+    projects = [
+        r[0] for r in db.execute("SELECT DISTINCT project FROM sessions WHERE project IS NOT NULL")
+    ]
     for project in sorted(projects):
         if "[REDACTED:" in project or not os.path.isabs(project) or not os.path.isdir(project):
             continue

@@ -50,7 +50,9 @@ def check(text: str | None, category: str | None, importance: int | None) -> Non
         if not text.strip():
             raise UsageError("the memory is empty: give the text to remember")
         if len(text) > MAX_TEXT:
-            raise UsageError(f"a memory is at most {MAX_TEXT} characters (put longer notes in MEMORY.md)")
+            raise UsageError(
+                f"a memory is at most {MAX_TEXT} characters (put longer notes in MEMORY.md)"
+            )
     if category is not None and category not in CATEGORIES:
         raise UsageError(f"category must be one of {', '.join(CATEGORIES)}, not {category!r}")
     if importance is not None and not 1 <= importance <= 10:
@@ -133,7 +135,8 @@ def edit(
     with store.transaction() as db:
         old = get(db, memory_id)
         db.execute(
-            "UPDATE memories SET text = ?, category = ?, importance = ?, updated_at = ? WHERE id = ?",
+            "UPDATE memories SET text = ?, category = ?, importance = ?, updated_at = ?"
+            " WHERE id = ?",
             (
                 clean if clean is not None else old.text,
                 category or old.category,

@@ -2,9 +2,9 @@
 
 Rules improve and configs grow after text was indexed. A rescan rewrites
 every stored text the current redactor changes (messages, titles, projects,
-metadata, adapters' resume state, memories and file chunks), deletes sessions that an exclusion glob or
-the ignore marker now covers, then rebuilds the FTS indexes and compacts the
-file (see `forget.compact`) so no copy of a removed secret survives in the
+metadata, adapters' resume state, memories and file chunks), deletes sessions
+that an exclusion glob or the ignore marker now covers, then rebuilds the FTS
+indexes and compacts the file (see `forget.compact`) so no copy of a removed secret survives in the
 database or its WAL. recall.log is rewritten through the redactor too.
 """
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from recall.search.query import Query, match_all, match_any
 from recall.search.results import HL_END, HL_START, Filters, Result
+from recall.search.sql import filter_sql
 from recall.timeutil import format_ts
 
 
@@ -46,24 +47,11 @@ def importance_factor(importance: int) -> float:
 
 
 def _where(f: Filters, ts: str, project: str, agent: str | None) -> tuple[str, list[Any]]:
-    clauses: list[str] = []
-    args: list[Any] = []
-    if f.agents:
-        if agent is None:  # memories belong to no agent: an agent filter leaves them out
-            return " AND 0", []
-        clauses.append(f"{agent} IN ({','.join('?' * len(f.agents))})")
-        args.extend(f.agents)
-    if f.project:
-        clauses.append(f"{project} LIKE ? ESCAPE '\\'")
-        escaped = f.project.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        args.append(f"%{escaped}%")
-    if f.since is not None:
-        clauses.append(f"{ts} >= ?")
-        args.append(f.since)
-    if f.until is not None:
-        clauses.append(f"{ts} <= ?")
-        args.append(f.until)
-    return "".join(f" AND {c}" for c in clauses), args
+    """The filters as SQL; memories belong to no agent (`agent` None): an agent filter
+    leaves them out."""
+    if f.agents and agent is None:
+        return " AND 0", []
+    return filter_sql(f, ts, agent or "", project)
 
 
 Row = tuple[Any, ...]
@@ -160,11 +148,16 @@ def _chunk(row: Row, score: float, computer: str) -> FileResult:
 
 
 def memory_rows(
-    db: sqlite3.Connection, ids: list[int], filters: Filters, similarity: dict[int, float], computer: str
+    db: sqlite3.Connection,
+    ids: list[int],
+    filters: Filters,
+    similarity: dict[int, float],
+    computer: str,
 ) -> list[MemoryResult]:
     """Memories by id (the semantic leg's), filtered, scored by similarity × importance factor."""
     where, args = _where(filters, "m.created_at", "m.project", None)
-    sql = f"SELECT {_MEMORY_COLS}, m.text FROM memories m WHERE m.id IN ({','.join('?' * len(ids))}){where}"
+    marks = ",".join("?" * len(ids))
+    sql = f"SELECT {_MEMORY_COLS}, m.text FROM memories m WHERE m.id IN ({marks}){where}"
     rows = db.execute(sql, [*ids, *args]).fetchall()
     scored = [(similarity[r[0]] * importance_factor(r[1]), r) for r in rows]
     return [_memory(r, s, computer) for s, r in sorted(scored, key=lambda p: -p[0])]
@@ -181,11 +174,15 @@ def chunk_rows(
     """File chunks by id (the semantic leg's), filtered to `kinds`, by similarity."""
     where, args = _where(filters, "f.ts", "f.project", "f.agent")
     sql = (
-        f"SELECT {_CHUNK_COLS}, substr(c.text, 1, 300) FROM file_chunks c JOIN files f ON f.id = c.file"
-        f" WHERE c.id IN ({','.join('?' * len(ids))}) AND f.kind IN ({','.join('?' * len(kinds))}){where}"
+        f"SELECT {_CHUNK_COLS}, substr(c.text, 1, 300)"
+        " FROM file_chunks c JOIN files f ON f.id = c.file"
+        f" WHERE c.id IN ({','.join('?' * len(ids))})"
+        f" AND f.kind IN ({','.join('?' * len(kinds))}){where}"
     )
     rows = db.execute(sql, [*ids, *kinds, *args]).fetchall()
-    return [_chunk(r, similarity[r[0]], computer) for r in sorted(rows, key=lambda r: -similarity[r[0]])]
+    return [
+        _chunk(r, similarity[r[0]], computer) for r in sorted(rows, key=lambda r: -similarity[r[0]])
+    ]
 
 
 def chunk_hits(

@@ -21,7 +21,7 @@ import sqlite3
 from collections.abc import Callable
 
 from recall import _accel
-from recall.errors import ConfigError
+from recall.errors import ConfigError, UsageError
 from recall.record import replace
 from recall.search.fusion import RRF_K, decay_factor
 from recall.search.modes import Outcome
@@ -104,7 +104,8 @@ def merge(
 
 def _ident(r: Result) -> str:
     """What a memory or chunk result stands for, across its keyword and semantic lists."""
-    return f"{r.source}:{getattr(r, 'memory_id', '')}:{getattr(r, 'path', '')}#{getattr(r, 'heading', '')}"
+    where = f"{getattr(r, 'path', '')}#{getattr(r, 'heading', '')}"
+    return f"{r.source}:{getattr(r, 'memory_id', '')}:{where}"
 
 
 def _hybrid(keyword: list[Result], semantic: list[Result], limit: int) -> list[Result]:
@@ -136,17 +137,16 @@ def run(
 ) -> Outcome:
     """Search `scope` (one of SCOPES); sessions go through `modes.run` unchanged."""
     weights = checked_weights(weights or {})
+    if scope not in SCOPES:
+        raise UsageError(f"scope must be one of {', '.join(SCOPES)}, not {scope!r}")
     query = parse(text)
     if scope == "sessions":
         return run_sessions(db, text, filters, limit, mode, fusion, decay, messages)
     lists: list[list[Result]] = []
     outcome = None
-    if scope == "all":
-        outcome = run_sessions(db, text, filters, limit, mode, fusion, decay, messages)
-        lists.append(outcome.output.results)
     semantic = nearest if mode != "keyword" else None
     if scope in ("all", "memories"):
-        found = memory_hits(db, query, filters, limit, computer)
+        found: list[Result] = list(memory_hits(db, query, filters, limit, computer))
         lists.append(_with_meaning(db, query, filters, limit, found, semantic, "memory"))
     chunk_kinds = {
         "all": MEMORY_KINDS + DAILY_KINDS + FILE_KINDS,
@@ -155,9 +155,16 @@ def run(
         "files": FILE_KINDS,
     }[scope]
     found_chunks: list[Result] = list(chunk_hits(db, query, filters, limit, computer, chunk_kinds))
-    lists.append(_with_meaning(db, query, filters, limit, found_chunks, semantic, ",".join(chunk_kinds)))
-    if decay > 0:
-        lists[1:] = [[replace(r, score=r.score * decay_factor(r.date, decay)) for r in lst] for lst in lists[1:]]
+    lists.append(
+        _with_meaning(db, query, filters, limit, found_chunks, semantic, ",".join(chunk_kinds))
+    )
+    if decay > 0:  # the sessions' list comes decayed from `modes.run`
+        lists = [
+            [replace(r, score=r.score * decay_factor(r.date, decay)) for r in lst] for lst in lists
+        ]
+    if scope == "all":
+        outcome = run_sessions(db, text, filters, limit, mode, fusion, decay, messages)
+        lists.append(outcome.output.results)
     results = merge(lists, query, limit, weights)
     corrected = outcome.output.corrected if outcome else None
     output = SearchOutput(query.text, len(results), results, corrected=corrected)

@@ -304,7 +304,8 @@ def m007_memories(db: sqlite3.Connection) -> None:
             heading, text, content='file_chunks', content_rowid='id', tokenize='{_TOKENIZER}'
         );
         CREATE TRIGGER file_chunks_ai AFTER INSERT ON file_chunks BEGIN
-            INSERT INTO file_chunks_fts(rowid, heading, text) VALUES (new.id, new.heading, new.text);
+            INSERT INTO file_chunks_fts(rowid, heading, text)
+                VALUES (new.id, new.heading, new.text);
         END;
         CREATE TRIGGER file_chunks_ad AFTER DELETE ON file_chunks BEGIN
             INSERT INTO file_chunks_fts(file_chunks_fts, rowid, heading, text)
@@ -314,7 +315,8 @@ def m007_memories(db: sqlite3.Connection) -> None:
         CREATE TRIGGER file_chunks_au AFTER UPDATE OF heading, text ON file_chunks BEGIN
             INSERT INTO file_chunks_fts(file_chunks_fts, rowid, heading, text)
                 VALUES ('delete', old.id, old.heading, old.text);
-            INSERT INTO file_chunks_fts(rowid, heading, text) VALUES (new.id, new.heading, new.text);
+            INSERT INTO file_chunks_fts(rowid, heading, text)
+                VALUES (new.id, new.heading, new.text);
             DELETE FROM source_vectors WHERE kind = 'chunk' AND ref = old.id;
         END;
 
