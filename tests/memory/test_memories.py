@@ -191,3 +191,34 @@ def test_a_rescan_redacts_memories_and_file_chunks_with_new_rules(
     assert b"acme_0123456789abcdef" not in raw
     got = _json(capsys, "search", "opens", "--json")["results"]
     assert "[REDACTED:acme-token]" in got[0]["snippet"]
+
+
+def test_every_near_duplicate_the_core_sees_is_found_by_the_probe() -> None:
+    """`remember` looks only at memories holding one of a few of the new text's words;
+    whatever the wording, a text the core's dedup calls a duplicate is merged."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from recall import _accel
+    from recall.memory.memories import remember
+    from recall.store import open_writer
+
+    words = st.lists(
+        st.sampled_from([f"w{n}" + "x" * (n % 7) for n in range(60)]), min_size=1, max_size=40
+    )
+    counter = iter(range(10**6))
+    with open_writer() as store:
+
+        @settings(max_examples=50, deadline=None)
+        @given(words, st.sets(st.integers(0, 39), max_size=4), words.map(lambda w: w[:3]))
+        def check(first: list[str], drop: set[int], extra: list[str]) -> None:
+            # the second text is the first with a few words dropped and a few added:
+            # sometimes a near-duplicate, sometimes not
+            second = [w for i, w in enumerate(first) if i not in drop] + extra
+            a, b = " ".join(first), " ".join(second) or "empty"
+            project = f"p{next(counter)}"  # near-duplicates merge only within a project
+            remember(store, a, "fact", 5, project)
+            _, merged = remember(store, b, "fact", 5, project)
+            assert merged == (len(_accel.dedup([a, b], 0.8)) == 1)
+
+        check()

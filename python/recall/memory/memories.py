@@ -26,8 +26,8 @@ MAX_TEXT = 4000
 """A memory is a fact, not a document: longer text belongs in MEMORY.md."""
 DUPLICATE = 0.8
 """Jaccard similarity of word sets at or above which two memories are one (as search's dedup)."""
-_CANDIDATES = 50
-"""Memories sharing words with a new one that are checked for near-duplication."""
+_CANDIDATES = 500
+"""Memories sharing a probe word with a new one that are checked for near-duplication."""
 
 
 class Memory(Record):
@@ -59,24 +59,34 @@ def check(text: str | None, category: str | None, importance: int | None) -> Non
         raise UsageError(f"importance must be 1 to 10, not {importance}")
 
 
-def _fts_any(text: str) -> str | None:
-    """An FTS5 expression matching any word of `text` (each quoted: never a syntax error)."""
-    words = list(dict.fromkeys(_accel.tokenize(text)))[:32]
-    return " OR ".join('"' + w.replace('"', '""') + '"' for w in words) or None
+def _probe(text: str) -> str | None:
+    """An FTS5 expression that every near-duplicate of `text` matches: any of its
+    `n // 4 + 1` longest distinct words (each quoted: never a syntax error).
+
+    A memory at Jaccard ≥ 0.8 shares at least 80% of `text`'s `n` words, so it
+    lacks at most a fifth of them and holds at least one of any quarter plus
+    one; longer words are the rarer, so the probe matches few other memories.
+    """
+    words = list(dict.fromkeys(_accel.tokenize(text)))
+    pick = sorted(words, key=len, reverse=True)[: len(words) // 4 + 1]
+    return " OR ".join('"' + w.replace('"', '""') + '"' for w in pick) or None
 
 
 def _near_duplicate(db: sqlite3.Connection, text: str, project: str | None) -> int | None:
     """The id of a kept memory (same project) whose words are ≥ 80% those of `text`."""
-    expr = _fts_any(text)
+    expr = _probe(text)
     if expr is None:
         return None
     rows = db.execute(
         "SELECT m.id, m.text FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid "
-        "WHERE memories_fts MATCH ? AND m.project IS ? ORDER BY bm25(memories_fts) LIMIT ?",
+        "WHERE memories_fts MATCH ? AND m.project IS ? LIMIT ?",
         (expr, project, _CANDIDATES),
     ).fetchall()
-    for rowid, other in rows:
-        if len(_accel.dedup([other, text], DUPLICATE)) == 1:
+    others = [t for _, t in rows]
+    kept = set(_accel.dedup([text, *others], DUPLICATE))
+    for n, (rowid, other) in enumerate(rows, 1):
+        # dropped: a duplicate of `text`, or of another candidate kept before it
+        if n not in kept and len(_accel.dedup([other, text], DUPLICATE)) == 1:
             return int(rowid)
     return None
 
