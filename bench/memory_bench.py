@@ -59,9 +59,9 @@ def main(argv: list[str] | None = None) -> int:
     tmp = Path(tempfile.mkdtemp(prefix="recall-membench-"))
     os.environ["RECALL_HOME"] = str(tmp)
     os.environ["RECALL_EMBEDDING"] = "none"
+    from recall.agents import IMPORT
     from recall.config import computer_name
     from recall.ingest import ingest_bytes
-    from recall.agents import IMPORT
     from recall.memory.files import Source, index_file, memory_file
     from recall.memory.memories import remember
     from recall.search.modes import run as sessions_only
@@ -121,7 +121,8 @@ def main(argv: list[str] | None = None) -> int:
             w50, w95 = _ms(writes[-500:])
             b50, _ = _ms(base[-500:])
             print(
-                f"{size} memories: remember p50 {w50:.2f} ms p95 {w95:.2f} ms; a one-row write {b50:.2f} ms ({w50 / b50:.1f}x)"
+                f"{size} memories: remember p50 {w50:.2f} ms p95 {w95:.2f} ms;"
+                f" a one-row write {b50:.2f} ms ({w50 / b50:.1f}x)"
             )
             old: list[float] = []
             new: list[float] = []
