@@ -16,6 +16,7 @@ from typing import Any
 from recall.search.query import Query, match_all, match_any
 from recall.search.results import HL_END, HL_START, Filters, Result
 from recall.search.sql import filter_sql
+from recall.search.typo import correct
 from recall.timeutil import format_ts
 
 
@@ -76,6 +77,32 @@ def _two_passes(
     return sorted(found.values(), key=lambda pair: -pair[0])[:limit]
 
 
+def _ranked(
+    db: sqlite3.Connection,
+    table: str,
+    query: Query,
+    limit: int,
+    fetch: Callable[[str], list[Row]],
+    key: Callable[[Row], float],
+) -> list[tuple[float, Row]]:
+    """`_two_passes`, then, when that found too few, the query with its words that match
+    nothing in `table` corrected to the nearest indexed word ("prefernces"), ranked below."""
+    ranked = _two_passes(query, limit, fetch, key)
+    if len(ranked) >= limit:
+        return ranked
+    fixed = correct(db, query.terms, table)
+    if fixed is None:
+        return ranked
+    seen = {row[0] for _, row in ranked}
+    floor = min((s for s, _ in ranked), default=1.0)
+    extra = [
+        (floor - 1.0 / (1.0 + max(score, 0.0)), row)
+        for score, row in _two_passes(fixed, limit, fetch, key)
+        if row[0] not in seen
+    ]
+    return (ranked + extra)[:limit]
+
+
 def _score(value: float) -> float:
     return float(f"{value:.6g}")
 
@@ -102,7 +129,9 @@ def memory_hits(
     def fetch(expr: str) -> list[Row]:
         return db.execute(sql, [expr, *args, max(limit * 5, 50)]).fetchall()
 
-    ranked = _two_passes(query, limit, fetch, lambda r: r[5] * importance_factor(r[1]))
+    ranked = _ranked(
+        db, "memories_fts", query, limit, fetch, lambda r: r[5] * importance_factor(r[1])
+    )
     return [_memory(row, score, computer) for score, row in ranked]
 
 
@@ -207,5 +236,5 @@ def chunk_hits(
     def fetch(expr: str) -> list[Row]:
         return db.execute(sql, [expr, *args, max(limit * 5, 50)]).fetchall()
 
-    ranked = _two_passes(query, limit, fetch, lambda r: r[7])
+    ranked = _ranked(db, "file_chunks_fts", query, limit, fetch, lambda r: r[7])
     return [_chunk(row, score, computer) for score, row in ranked]
