@@ -175,3 +175,13 @@ def test_a_session_only_search_keeps_its_json_as_before(
 ) -> None:
     for r in _search(capsys, "walrus", "--scope", "sessions"):
         assert set(r) == SESSION_FIELDS
+
+
+def test_text_output_says_what_each_source_is_and_where(
+    capsys: pytest.CaptureFixture[str], every_source: Path, recall_home: Path
+) -> None:
+    code, out, _ = call(capsys, "search", "walrus")
+    assert code == 0
+    assert "memory 1 [relationship, importance 7]" in out
+    assert f"[{recall_home / 'MEMORY.md'}]" in out
+    assert "2026-01-04.md › Summary" in out and "CLAUDE.md › Conventions" in out

@@ -86,8 +86,11 @@ def merge(
     candidates: list[tuple[Result, float]] = []
     for results in lists:
         top = max((r.score for r in results), default=0.0)
-        for r in results:
-            candidates.append((r, r.score / top if top > 0 else 1.0))
+        for rank, r in enumerate(results):
+            # a list of fallback hits only (scores ≤ 0, ranked below every real match)
+            # keeps its order by rank
+            own = max(r.score, 0.0) / top if top > 0 else 1.0 / (1 + rank)
+            candidates.append((r, own))
     if not candidates:
         return []
     shared = _accel.bm25_scores(query.words(), [_text(r) for r, _ in candidates])
