@@ -224,11 +224,17 @@ def test_every_near_duplicate_the_core_sees_is_found_by_the_probe() -> None:
         check()
 
 
-def test_a_typo_still_finds_the_memory(capsys: pytest.CaptureFixture[str], recall_home: Path) -> None:
+def test_a_typo_still_finds_the_memory(
+    capsys: pytest.CaptureFixture[str], recall_home: Path
+) -> None:
     call(capsys, "remember", "editor preferences: dark theme and vim keys", "-c", "preference")
     got = _json(capsys, "memories", "search", "prefernces", "--json")
     assert [m["category"] for m in got["memories"]] == ["preference"]
-    (recall_home / "MEMORY.md").write_text("# Setup\n\nThe kubernetes cluster lives in Frankfurt.\n")
+    (recall_home / "MEMORY.md").write_text(
+        "# Setup\n\nThe kubernetes cluster lives in Frankfurt.\n"
+    )
     assert call(capsys, "sync", "-q", "--no-embed")[0] == 0
-    got = _json(capsys, "search", "kubernetse", "--scope", "memories", "--mode", "keyword", "--json")
+    got = _json(
+        capsys, "search", "kubernetse", "--scope", "memories", "--mode", "keyword", "--json"
+    )
     assert [r["source"] for r in got["results"]] == ["file"]
