@@ -109,6 +109,8 @@ def test_guidance_files_of_indexed_projects_are_sources(
     project.mkdir()
     (project / "CLAUDE.md").write_text("# Rules\n\n## Testing\n\nAlways run the flamingo suite.\n")
     (project / "AGENTS.md").write_text("# Agents\n\nThe flamingo suite is slow.\n")
+    (project / ".claude").mkdir()
+    (project / ".claude" / "CLAUDE.md").write_text("# Local\n\nflamingo fixtures live in tests/\n")
     elsewhere = tmp_path / "unindexed"
     elsewhere.mkdir()
     (elsewhere / "CLAUDE.md").write_text("flamingo here too, but no session lives here\n")
@@ -119,6 +121,7 @@ def test_guidance_files_of_indexed_projects_are_sources(
     assert found == {
         ("CLAUDE.md", "Rules › Testing", "claude", str(project)),
         ("AGENTS.md", "Agents", "codex", str(project)),
+        ("CLAUDE.md", "Local", "claude", str(project)),
     }
     assert (
         json.loads(call(capsys, "search", "flamingo", "--agent", "codex", "--json")[1])["found"]

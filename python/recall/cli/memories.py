@@ -30,22 +30,24 @@ def add_parser(subs: Any) -> None:
     p.set_defaults(run=run, action=None, json=False, category=None, project=None, limit=None)
 
 
-def _show(memories: list[Any], as_json: bool, scores: list[float] | None = None) -> int:
-    from recall.cli.render import highlight, print_json, use_color
+def as_json(m: Any) -> dict[str, Any]:
+    """A memory as JSON shows it: ids are strings, times ISO-8601 (SPEC §9)."""
     from recall.record import asdict
+    from recall.timeutil import format_ts
 
-    if as_json:
-        from recall.timeutil import format_ts
+    return {
+        **asdict(m),
+        "id": str(m.id),
+        "created_at": format_ts(m.created_at),
+        "updated_at": format_ts(m.updated_at),
+    }
 
-        rows = [
-            {
-                **asdict(m),
-                "id": str(m.id),
-                "created_at": format_ts(m.created_at),
-                "updated_at": format_ts(m.updated_at),
-            }
-            for m in memories
-        ]
+
+def _show(memories: list[Any], want_json: bool, scores: list[float] | None = None) -> int:
+    from recall.cli.render import highlight, print_json, use_color
+
+    if want_json:
+        rows = [as_json(m) for m in memories]
         if scores is not None:
             rows = [{**row, "score": s} for row, s in zip(rows, scores, strict=True)]
         print_json({"found": len(rows), "memories": rows})

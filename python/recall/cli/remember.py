@@ -19,6 +19,7 @@ def add_parser(subs: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from recall.cli.memories import as_json
     from recall.cli.render import print_json
     from recall.memory.memories import remember
     from recall.store import open_writer
@@ -28,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
             store, " ".join(args.text), args.category, args.importance, args.project
         )
     if args.json:
-        print_json({"memory": memory, "merged": merged})
+        print_json({"memory": as_json(memory), "merged": merged})
         return 0
     verb = "merged into" if merged else "remembered as"
     print(f"{verb} memory {memory.id} ({memory.category}, importance {memory.importance})")

@@ -1,9 +1,10 @@
 """Markdown files as sources: MEMORY.md, daily logs, and the guidance files of indexed projects.
 
 Which files: recall's own `MEMORY.md` and `daily/YYYY-MM-DD.md` in the data
-directory; in each indexed project's directory, `CLAUDE.md`, `AGENTS.md` and
-`GEMINI.md`; and Claude Code's machine-local project memory,
-`<claude root>/<encoded project>/memory/MEMORY.md`, for projects whose
+directory; in each indexed project's directory, the `GUIDANCE` files
+(CLAUDE.md and its local variants, AGENTS.md, GEMINI.md); and Claude Code's
+machine-local project memory, `<claude root>/<encoded project>/memory/MEMORY.md`,
+for projects whose
 transcripts are indexed. `index_file` costs an unchanged file one read and
 one hash; a changed file is cut into heading chunks (`chunking`) and only
 the chunks whose hash changed are written. `sync_files` indexes every source
@@ -34,7 +35,13 @@ from recall.textutil import scrub
 
 MAX_FILE = 4 * 1024 * 1024
 """A guidance or memory file larger than this is not a note: it is passed over, and logged."""
-GUIDANCE = {"CLAUDE.md": "claude", "AGENTS.md": "codex", "GEMINI.md": "gemini"}
+GUIDANCE = {
+    "CLAUDE.md": "claude",
+    "CLAUDE.local.md": "claude",
+    ".claude/CLAUDE.md": "claude",
+    "AGENTS.md": "codex",
+    "GEMINI.md": "gemini",
+}
 """Workspace guidance files in a project's directory, and the agent each is written for."""
 _DAY = re.compile(r"^(\d{4}-\d{2}-\d{2})\.md$")
 
