@@ -215,3 +215,20 @@ def test_a_hook_inside_the_summariser_keeps_its_session_out(
     assert db.execute(
         "SELECT count(*) FROM sessions WHERE session_id = ?", (payload["session_id"],)
     ).fetchone() == (0,)
+
+
+def test_two_digests_at_once_summarise_nothing_twice(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, summariser: Path
+) -> None:
+    from recall.errors import RecallError
+    from recall.store import open_writer
+
+    _chat(capsys, tmp_path, "s1", [("user", "a question about puffins")])
+    with open_writer() as store:
+        slow = daily.plan(store, DAY, 1000)  # this run is still waiting on its summariser
+        assert _digest(capsys)["messages"] == 1  # when another one finishes
+        with pytest.raises(RecallError, match="ran meanwhile"):
+            daily.record(store, DAY, "summary", "", slow)
+        assert daily.pending(store) == []
+    log = Path(daily.daily_dir() / f"{DAY}.md").read_text()
+    assert log.count("## Digest") == 1

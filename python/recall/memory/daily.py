@@ -44,6 +44,8 @@ class Plan(Record):
     text: str = ""
     marks: dict[int, int] = field(default_factory=dict)
     """Session rowid → the last position this digest covers."""
+    before: dict[int, int] = field(default_factory=dict)
+    """Session rowid → its watermark when planned (-1: none), to notice a digest run meanwhile."""
     sessions: int = 0
     messages: int = 0
     left: int = 0
@@ -67,7 +69,8 @@ def plan(store: Store, day: str, max_tokens: int) -> Plan:
     """The day's messages not yet summarised, as the text to send, within the budget."""
     start, end = _day_bounds(day)
     rows = store.conn.execute(
-        """SELECT s.id, s.title, s.agent, s.project, m.position, m.role, m.text
+        """SELECT s.id, s.title, s.agent, s.project, m.position, m.role, m.text,
+                  coalesce(d.position, -1)
            FROM messages m JOIN sessions s ON s.id = m.session
            LEFT JOIN digest_marks d ON d.session = s.id
            WHERE coalesce(m.ts, s.ended_at) >= ? AND coalesce(m.ts, s.ended_at) < ?
@@ -80,7 +83,7 @@ def plan(store: Store, day: str, max_tokens: int) -> Plan:
     parts: list[str] = []
     used = 0
     current_session = None
-    for n, (sid, title, agent, project, position, role, text) in enumerate(rows):
+    for n, (sid, title, agent, project, position, role, text, mark) in enumerate(rows):
         header = ""
         if sid != current_session:
             header = f"\n### {title or '(untitled)'} ({agent}{', ' + project if project else ''})\n"
@@ -97,6 +100,7 @@ def plan(store: Store, day: str, max_tokens: int) -> Plan:
             out.sessions += 1
             current_session = sid
         out.marks[sid] = position
+        out.before[sid] = mark
         out.messages += 1
     out.text = "".join(parts).strip()
     return out
@@ -165,11 +169,24 @@ def split_answer(answer: str) -> tuple[str, str]:
     return parts["daily summary"], facts
 
 
-def record(store: Store, day: str, summary: str, facts: str, marks: dict[int, int]) -> Digest:
-    """Keep the answer (redacted) and its watermarks until its files are written."""
+BUSY = "another `recall digest` ran meanwhile, so this one wrote nothing: run it again"
+
+
+def record(store: Store, day: str, summary: str, facts: str, work: Plan) -> Digest:
+    """Keep the answer (redacted) and its watermarks until its files are written; refuse
+    (RecallError) if another digest moved a watermark or is finishing since `work` was
+    planned: its messages would be summarised twice."""
     redact = current().redact
     summary, facts = redact(summary), redact(facts)
+    marks = work.marks
     with store.transaction() as db:
+        if db.execute("SELECT 1 FROM digest_pending LIMIT 1").fetchone() is not None:
+            raise RecallError(BUSY)
+        for sid, mark in work.before.items():
+            row = db.execute("SELECT position FROM digest_marks WHERE session = ?", (sid,))
+            now = row.fetchone()
+            if (now[0] if now else -1) != mark:
+                raise RecallError(BUSY)
         cur = db.execute(
             "INSERT INTO digest_pending(day, marks, summary, facts, created_at)"
             " VALUES (?, ?, ?, ?, ?)",
@@ -254,7 +271,7 @@ def digest(store: Store, day: str, config: DigestConfig) -> Outcome:
     assert config.command is not None
     answer = summarise(config.command, prompt(day, work.text), config.timeout)
     summary, facts = split_answer(answer)
-    done = record(store, day, summary, facts, work.marks)
+    done = record(store, day, summary, facts, work)
     out.files += [str(p) for p in finish(store, done)]
     out.sessions, out.messages, out.left = work.sessions, work.messages, work.left
     out.files = sorted(set(out.files))
