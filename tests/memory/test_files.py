@@ -175,3 +175,26 @@ def test_a_fifo_named_like_a_source_is_passed_over_without_blocking(
     assert done.wait(60), "sync blocked on a FIFO"
     assert result == [0]
     assert json.loads(call(capsys, "search", "heron", "--json")[1])["found"] == 1
+
+
+def test_memory_edit_opens_the_editor_and_indexes_the_file_at_once(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, out, _ = call(capsys, "memory", "path")
+    assert code == 0 and out.strip() == str(memory_file())
+    editor = tmp_path / "ed.sh"
+    editor.write_text(
+        '#!/bin/sh\nfor f; do :; done\nprintf "\\n## Travel\\n\\nAlways book the aisle seat.\\n" >> "$f"\n'
+    )
+    editor.chmod(0o755)
+    monkeypatch.setenv("EDITOR", f"{editor} --wait")  # $EDITOR may carry arguments
+    monkeypatch.delenv("VISUAL", raising=False)
+    code, out, _ = call(capsys, "memory", "edit")
+    assert code == 0 and "re-indexed" in out
+    text = memory_file().read_text()
+    assert text.startswith("# Memory") and "aisle seat" in text  # a new file starts from a template
+    got = json.loads(call(capsys, "search", "aisle", "--mode", "keyword", "--json")[1])["results"]
+    assert [(r["source"], r["heading"]) for r in got] == [("file", "Memory › Travel")]
+    monkeypatch.setenv("EDITOR", "false")
+    code, _, err = call(capsys, "memory", "edit")
+    assert code == 1 and "editor exited with status 1" in err

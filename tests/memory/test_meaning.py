@@ -48,3 +48,11 @@ def test_without_a_model_remember_still_works_and_search_is_keyword(
     assert _sources(capsys, "kettle", "--scope", "memories") == [
         ("memory", "the kettle is descaled monthly")
     ]
+
+
+@pytest.mark.needs_model
+def test_a_memory_unrelated_in_meaning_is_not_found(capsys: pytest.CaptureFixture[str]) -> None:
+    call(capsys, "remember", "The user's favourite colour is deep blue", "-c", "preference")
+    call(capsys, "remember", "Standups are at 9:30 every weekday")
+    found = _sources(capsys, "which shade is preferred", "--scope", "memories")
+    assert found == [("memory", "The user's favourite colour is deep blue")]

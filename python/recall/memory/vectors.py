@@ -24,6 +24,10 @@ if TYPE_CHECKING:
     from recall.semantic.provider import Encoder
 
 BATCH = 64
+FLOOR = 0.15
+"""Cosine below which a memory or chunk is not found by meaning. Measured on two sets
+(bench/memory_floor.py, docs/memory.md): it keeps every answer of 30 worded-apart
+memory questions and 97% of LongMemEval's, and lets through 14% and 10% of the rest."""
 
 
 def _encoder() -> Encoder | None:
@@ -119,7 +123,7 @@ def nearest(
     if matrix.shape[1] != encoder.dims:
         return []
     sims = matrix @ encoder.embed([query.text])[0]
-    order = np.argsort(-sims)[: depth * 3]
+    order = [i for i in np.argsort(-sims)[: depth * 3] if sims[i] >= FLOOR]
     refs = [int(rows[i][0]) for i in order]
     scores = {ref: float(sims[i]) for ref, i in zip(refs, order, strict=True)}
     found: list[MemoryResult] | list[FileResult]
