@@ -21,6 +21,7 @@ from recall.privacy.projects import project_matches
 from recall.privacy.redaction import Redactor
 from recall.record import Record
 from recall.store import Store
+from recall.store.titles import forget_summaries
 
 _BATCH = 2000
 
@@ -76,6 +77,17 @@ def _sessions(db: sqlite3.Connection, redactor: Redactor, report: RescanReport) 
                 (*new, rowid),
             )
             report.sessions_changed += 1
+    summaries = db.execute(
+        "SELECT agent, leaf, text, source FROM summaries WHERE text IS NOT NULL"
+    ).fetchall()
+    for agent, leaf, text, source in summaries:
+        new = (redactor.redact(text), redactor.redact(source) if source else source)
+        if new != (text, source):
+            db.execute(
+                "UPDATE summaries SET text = ?, source = ? WHERE agent = ? AND leaf = ?",
+                (*new, agent, leaf),
+            )
+            report.states_changed += 1
     for path, state in db.execute("SELECT path, state FROM transcripts").fetchall():
         clean = _clean_meta(redactor, state)
         clean_path = redactor.redact(path)
@@ -110,6 +122,7 @@ def _privacy(db: sqlite3.Connection, report: RescanReport) -> None:
         if reason == policy.EXCLUDED:
             # Excluded by config, not forgotten: removing the glob and running
             # `sync --force` brings these back, so no tombstone.
+            forget_summaries(db, rowid, tombstone=False)
             db.execute("DELETE FROM messages WHERE session = ?", (rowid,))
             db.execute("DELETE FROM sessions WHERE id = ?", (rowid,))
         else:
