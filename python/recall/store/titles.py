@@ -176,11 +176,15 @@ def forget_summaries(db: sqlite3.Connection, session: int, tombstone: bool) -> N
     if row is None:
         return
     agent, transcript = row
-    if transcript:
-        db.execute("DELETE FROM summaries WHERE agent = ? AND source = ?", (agent, transcript))
     leaves = "leaf IN (SELECT key FROM messages WHERE session = ?)"
     if tombstone:
         sql = f"UPDATE summaries SET text = NULL, source = NULL WHERE agent = ? AND {leaves}"
     else:
         sql = f"DELETE FROM summaries WHERE agent = ? AND {leaves}"
     db.execute(sql, (agent, session))
+    if transcript:
+        args = (agent, transcript)
+        where = "WHERE agent = ? AND source = ?"
+        read = [r[0] for r in db.execute(f"SELECT leaf FROM summaries {where}", args)]
+        db.execute(f"DELETE FROM summaries {where}", args)
+        retitle_leaves(db, agent, read)  # sessions those summaries titled fall back
