@@ -70,6 +70,13 @@ def titles(home: Path) -> dict[str, str | None]:
         return dict(db.execute("SELECT session_id, title FROM sessions"))
 
 
+def hook(session: str, transcript: Path) -> None:
+    """What Claude Code's Stop hook runs: `recall ingest --event agent-stop`, a process."""
+    payload = {"session_id": session, "transcript_path": str(transcript), "hook_event_name": "Stop"}
+    proc = run("ingest", "--event", "agent-stop", stdin=json.dumps(payload).encode())
+    assert proc.returncode == 0 and proc.stdout == b"", proc.stderr
+
+
 def path_of(projects: Path, session: str) -> Path:
     return next(p for p in files(projects) if p.stem == session)
 
@@ -120,19 +127,14 @@ def test_a_summary_arriving_through_a_hook_titles_an_indexed_session(
     line = {"type": "summary", "summary": "Debug the prod ValueError", "leafUuid": "e-2"}
     with target.open("a") as fh:
         fh.write(json.dumps(line) + "\n")
-    payload = {"session_id": MARKDOWN, "transcript_path": str(target), "hook_event_name": "Stop"}
-    proc = run("ingest", "--event", "agent-stop", stdin=json.dumps(payload).encode())
-    assert proc.returncode == 0 and proc.stdout == b"", proc.stderr
+    hook(MARKDOWN, target)
     assert titles(recall_home) == {**EXPECTED, MARKDOWN: "Debug the prod ValueError"}
 
 
 def test_a_resumed_file_hooked_before_its_leafs_file_is_synced(
     projects: Path, recall_home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    resumed = path_of(projects, B)
-    payload = {"session_id": B, "transcript_path": str(resumed), "hook_event_name": "Stop"}
-    proc = run("ingest", "--event", "agent-stop", stdin=json.dumps(payload).encode())
-    assert proc.returncode == 0, proc.stderr
+    hook(B, path_of(projects, B))
     assert titles(recall_home) == {B: EXPECTED[B]}
     assert call(capsys, "sync", "--no-embed")[0] == 0
     assert titles(recall_home) == EXPECTED

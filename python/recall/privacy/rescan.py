@@ -2,9 +2,9 @@
 
 Rules improve and configs grow after text was indexed. A rescan rewrites
 every stored text the current redactor changes (messages, titles, projects,
-metadata, adapters' resume state), deletes sessions that an exclusion glob or
-the ignore marker now covers, then rebuilds the FTS indexes and compacts the
-file (see `forget.compact`) so no copy of a removed secret survives in the
+metadata, adapters' resume state, Claude summaries), deletes sessions that
+an exclusion glob or the ignore marker now covers, then rebuilds the FTS
+indexes and compacts the file (see `forget.compact`) so no copy of a removed secret survives in the
 database or its WAL. recall.log is rewritten through the redactor too.
 """
 
@@ -77,17 +77,6 @@ def _sessions(db: sqlite3.Connection, redactor: Redactor, report: RescanReport) 
                 (*new, rowid),
             )
             report.sessions_changed += 1
-    summaries = db.execute(
-        "SELECT agent, leaf, text, source FROM summaries WHERE text IS NOT NULL"
-    ).fetchall()
-    for agent, leaf, text, source in summaries:
-        new = (redactor.redact(text), redactor.redact(source) if source else source)
-        if new != (text, source):
-            db.execute(
-                "UPDATE summaries SET text = ?, source = ? WHERE agent = ? AND leaf = ?",
-                (*new, agent, leaf),
-            )
-            report.states_changed += 1
     for path, state in db.execute("SELECT path, state FROM transcripts").fetchall():
         clean = _clean_meta(redactor, state)
         clean_path = redactor.redact(path)
@@ -96,6 +85,21 @@ def _sessions(db: sqlite3.Connection, redactor: Redactor, report: RescanReport) 
             db.execute(
                 "UPDATE OR REPLACE transcripts SET state = ?, path = ? WHERE path = ?",
                 (clean, clean_path, path),
+            )
+            report.states_changed += 1
+
+
+def _summaries(db: sqlite3.Connection, redactor: Redactor, report: RescanReport) -> None:
+    """Claude summaries waiting for (or titling) their leaf's session: text and source path."""
+    rows = db.execute(
+        "SELECT agent, leaf, text, source FROM summaries WHERE text IS NOT NULL"
+    ).fetchall()
+    for agent, leaf, text, source in rows:
+        clean = (redactor.redact(text), redactor.redact(source) if source else source)
+        if clean != (text, source):
+            db.execute(
+                "UPDATE summaries SET text = ?, source = ? WHERE agent = ? AND leaf = ?",
+                (*clean, agent, leaf),
             )
             report.states_changed += 1
 
@@ -154,6 +158,7 @@ def rescan(store: Store, redactor: Redactor) -> RescanReport:
     _messages(store, redactor, report)
     with store.transaction() as db:
         _sessions(db, redactor, report)
+        _summaries(db, redactor, report)
         _privacy(db, report)
     report.wal_emptied = compact(store, rebuild=True)
     _log(redactor, report)
