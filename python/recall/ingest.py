@@ -250,6 +250,22 @@ def store_part(
     return apply_part(db, part, computer, transcript, redactor)
 
 
+def _keeps_summaries(db: sqlite3.Connection, job: Job, stored: list[int | None]) -> bool:
+    """Whether privacy lets this piece's summaries in: not when the file's sessions were
+    all refused (forgotten, marked, excluded). A piece with no session (summary lines
+    appended later) asks whether the session its state carries is stored; a file that
+    never named one (a summary-only file) has nothing to refuse."""
+    if stored:
+        return any(rowid is not None for rowid in stored)
+    sid = job.parsed.state.get("sid")
+    if not isinstance(sid, str) or not sid:
+        return True
+    row = db.execute(
+        "SELECT 1 FROM sessions WHERE session_id = ? AND agent = ?", (sid, job.agent)
+    ).fetchone()
+    return row is not None
+
+
 def commit(db: sqlite3.Connection, job: Job, computer: str) -> list[str]:
     """Merge a prepared job inside the caller's transaction; returns the sessions touched."""
     mark = read_mark(db, job.path)
@@ -258,8 +274,7 @@ def commit(db: sqlite3.Connection, job: Job, computer: str) -> list[str]:
         store_part(db, part, computer, job.path, ALREADY_REDACTED, part.info.session_id in marked)
         for part in job.parsed.parts
     ]
-    # A file whose every session is refused (forgotten, marked) keeps its summaries out.
-    if job.parsed.summaries and not (stored and all(s is None for s in stored)):
+    if job.parsed.summaries and _keeps_summaries(db, job, stored):
         record_summaries(db, job.agent, job.parsed.summaries, job.path)
     # Another process may have read further meanwhile; never move its mark back
     # unless this job re-read the file from the start (a rewrite or truncation).

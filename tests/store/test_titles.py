@@ -187,6 +187,13 @@ def test_forget_leaves_no_summary_title_behind(
     ingest(capsys, *files(projects), force=True)
     assert titles(recall_home) == {k: v for k, v in EXPECTED.items() if k != A}
     assert b"speed up the checkout" not in db_bytes(recall_home)
+    # Nor is a summary the agent appends to the forgotten session's file later stored.
+    line = {"type": "summary", "summary": "Checkout latency postmortem", "leafUuid": "b-2"}
+    with path_of(projects, A).open("a") as fh:
+        fh.write(json.dumps(line) + "\n")
+    hook(A, path_of(projects, A))
+    assert titles(recall_home)[B] == EXPECTED[B]
+    assert b"postmortem" not in db_bytes(recall_home)
 
 
 def test_forgetting_the_file_that_holds_a_summary_forgets_the_summary(
