@@ -140,7 +140,9 @@ def tokens(needle: str) -> list[str]:
 
 
 def claude_transcript(path: Path, sid: str, cwd: str, items: list[Secret]) -> None:
-    lines = [{"type": "summary", "summary": f"deploy notes {items[0].text}", "leafUuid": "leaf"}]
+    # the summary names the session's last message, so it is the session's title
+    leaf = f"{sid}-assistant-{len(items) - 1}"
+    lines = [{"type": "summary", "summary": f"deploy notes {items[0].text}", "leafUuid": leaf}]
     for n, s in enumerate(items):
         for role, text in (
             ("user", f"please use {s.text}"),

@@ -2,9 +2,9 @@
 
 Rules improve and configs grow after text was indexed. A rescan rewrites
 every stored text the current redactor changes (messages, titles, projects,
-metadata, adapters' resume state), deletes sessions that an exclusion glob or
-the ignore marker now covers, then rebuilds the FTS indexes and compacts the
-file (see `forget.compact`) so no copy of a removed secret survives in the
+metadata, adapters' resume state, Claude summaries), deletes sessions that
+an exclusion glob or the ignore marker now covers, then rebuilds the FTS
+indexes and compacts the file (see `forget.compact`) so no copy of a removed secret survives in the
 database or its WAL. recall.log is rewritten through the redactor too.
 """
 
@@ -21,6 +21,7 @@ from recall.privacy.projects import project_matches
 from recall.privacy.redaction import Redactor
 from recall.record import Record
 from recall.store import Store
+from recall.store.titles import forget_summaries
 
 _BATCH = 2000
 
@@ -88,6 +89,21 @@ def _sessions(db: sqlite3.Connection, redactor: Redactor, report: RescanReport) 
             report.states_changed += 1
 
 
+def _summaries(db: sqlite3.Connection, redactor: Redactor, report: RescanReport) -> None:
+    """Claude summaries waiting for (or titling) their leaf's session: text and source path."""
+    rows = db.execute(
+        "SELECT agent, leaf, text, source FROM summaries WHERE text IS NOT NULL"
+    ).fetchall()
+    for agent, leaf, text, source in rows:
+        clean = (redactor.redact(text), redactor.redact(source) if source else source)
+        if clean != (text, source):
+            db.execute(
+                "UPDATE summaries SET text = ?, source = ? WHERE agent = ? AND leaf = ?",
+                (*clean, agent, leaf),
+            )
+            report.states_changed += 1
+
+
 def _privacy(db: sqlite3.Connection, report: RescanReport) -> None:
     settings = policy.settings()
     doomed: dict[int, str] = {}
@@ -110,6 +126,7 @@ def _privacy(db: sqlite3.Connection, report: RescanReport) -> None:
         if reason == policy.EXCLUDED:
             # Excluded by config, not forgotten: removing the glob and running
             # `sync --force` brings these back, so no tombstone.
+            forget_summaries(db, rowid, tombstone=False)
             db.execute("DELETE FROM messages WHERE session = ?", (rowid,))
             db.execute("DELETE FROM sessions WHERE id = ?", (rowid,))
         else:
@@ -141,6 +158,7 @@ def rescan(store: Store, redactor: Redactor) -> RescanReport:
     _messages(store, redactor, report)
     with store.transaction() as db:
         _sessions(db, redactor, report)
+        _summaries(db, redactor, report)
         _privacy(db, report)
     report.wal_emptied = compact(store, rebuild=True)
     _log(redactor, report)
