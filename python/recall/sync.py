@@ -48,9 +48,10 @@ class SyncReport(Record):
 
 
 def shown(path: str | Path) -> str:
-    """A path fit to print: undecodable bytes and control characters escaped."""
+    """A path fit to print or log: undecodable bytes and control characters escaped, and
+    secrets redacted (a Claude project folder is named after a directory that can hold one)."""
     text = os.fsencode(path).decode("utf-8", "backslashreplace")
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    return current().redact("".join(c if c.isprintable() else repr(c)[1:-1] for c in text))
 
 
 def _storable_name(path: Path) -> str | None:
