@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from clihelp import call, call_json
+from dbhelp import unindex_first_message
 
 
 def _checks(capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, dict[str, object]]]:
@@ -128,14 +129,7 @@ def test_a_read_only_database_is_permissions_for_doctor_and_doctor_fix(
     rebuild: both say "not writable by this user" and the chmod, never a lossy step."""
     _index(recall_home, tmp_path, capsys)
     db = recall_home / "recall.db"
-    conn = sqlite3.connect(db)
-    rowid, text = conn.execute("SELECT id, text FROM messages ORDER BY id LIMIT 1").fetchone()
-    conn.execute(
-        "INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', ?, ?)",
-        (rowid, text),
-    )
-    conn.commit()
-    conn.close()
+    unindex_first_message(db)
     db.chmod(0o444)
     try:
         with monkeypatch.context() as patched:

@@ -146,14 +146,9 @@ def _hook_fast(path: str) -> None:
 
 
 def _session_texts(session: str) -> list[str]:
-    done = subprocess.run(
-        [sys.executable, "-m", "recall", "show", session, "--json"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode == 0, done.stderr
-    return [m["text"] for m in json.loads(done.stdout)["messages"]]
+    from clihelp import run_json
+
+    return [m["text"] for m in run_json("show", session)["messages"]]
 
 
 def test_a_hook_pointed_at_each_hostile_file_exits_0_fast(project: Path, recall_home: Path) -> None:
@@ -168,22 +163,12 @@ def test_a_hook_pointed_at_each_hostile_file_exits_0_fast(project: Path, recall_
     assert any(
         "caf\\xe9.jsonl" in line and "not valid UTF-8" in line for line in log.splitlines()
     ), log
-    assert "badname" not in json.dumps(_search("latin")), "a hook indexed what sync refuses"
+    from clihelp import run_json
+
+    assert run_json("search", "latin")["found"] == 0, "a hook indexed what sync refuses"
     # two sessions sharing a line uuid: each keeps its own text
     assert _session_texts("twin-a") == ["alpha says walrus"]
     assert _session_texts("twin-b") == ["beta says narwhal"]
-
-
-def _search(query: str) -> list[dict[str, object]]:
-    done = subprocess.run(
-        [sys.executable, "-m", "recall", "search", query, "--json"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
-    results: list[dict[str, object]] = json.loads(done.stdout)["results"]
-    return results
 
 
 def test_a_hook_on_a_file_rewritten_in_place_reads_it_again_fast(project: Path) -> None:
