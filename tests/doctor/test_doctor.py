@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from clihelp import call, call_json
+from dbhelp import unindex_first_message
 from recall import config
 from recall.doctor import Context
 from recall.doctor.store_checks import check_lock
@@ -122,14 +123,7 @@ def test_missing_full_text_rows_fail_and_doctor_fix_rebuilds_them(
     transcripts: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     db = _index(transcripts, capsys)
-    conn = sqlite3.connect(db)
-    rowid, text = conn.execute("SELECT id, text FROM messages ORDER BY id LIMIT 1").fetchone()
-    conn.execute(
-        "INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', ?, ?)",
-        (rowid, text),
-    )
-    conn.commit()
-    conn.close()
+    unindex_first_message(db)
     code, checks = _doctor(capsys)
     assert code == 1
     assert checks["indexes"]["status"] == "fail" and checks["indexes"]["repairable"]
