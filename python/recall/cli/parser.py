@@ -22,6 +22,8 @@ COMMANDS = (
     "doctor",
     "redact",
     "forget",
+    "mcp",
+    "context",
 )
 """Subcommands, each a module of this package with `add_parser(subs)` and `run(args)`."""
 
