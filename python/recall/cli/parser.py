@@ -24,6 +24,8 @@ COMMANDS = (
     "forget",
     "mcp",
     "context",
+    "setup",
+    "hooks",
 )
 """Subcommands, each a module of this package with `add_parser(subs)` and `run(args)`."""
 
