@@ -23,10 +23,25 @@ def history(recall_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str
             ("user", f"payments retry policy question {n}: should we retry kafka writes?"),
             ("assistant", f"decision {n}: retries back off exponentially, budget of {n} tries"),
         ):
-            lines.append({"session": f"demo-{n}", "role": role, "text": text, "agent": "claude",
-                          "project": "/path/to/Demo", "timestamp": f"2026-03-{1 + n % 28:02d}T10:00:00Z"})
-    lines.append({"session": "other", "role": "user", "text": "unrelated css work",
-                  "agent": "codex", "project": "/elsewhere"})
+            lines.append(
+                {
+                    "session": f"demo-{n}",
+                    "role": role,
+                    "text": text,
+                    "agent": "claude",
+                    "project": "/path/to/Demo",
+                    "timestamp": f"2026-03-{1 + n % 28:02d}T10:00:00Z",
+                }
+            )
+    lines.append(
+        {
+            "session": "other",
+            "role": "user",
+            "text": "unrelated css work",
+            "agent": "codex",
+            "project": "/elsewhere",
+        }
+    )
     src = tmp_path / "h.jsonl"
     src.write_text("".join(json.dumps(x) + "\n" for x in lines))
     assert call(capsys, "ingest", "--format", "jsonl", str(src))[0] == 0
@@ -57,7 +72,11 @@ def _fixture(hook_payloads: Path, name: str) -> dict[str, object]:
 def test_each_agent_gets_its_hook_shape(
     history: Path, hook_payloads: Path, fmt: str, event: str, hook_event: str
 ) -> None:
-    name = "claude-session-start.json" if event == "session-start" else "claude-user-prompt-submit.json"
+    name = (
+        "claude-session-start.json"
+        if event == "session-start"
+        else "claude-user-prompt-submit.json"
+    )
     code, out = _context(_fixture(hook_payloads, name), "--event", event, "--format", fmt)
     assert code == 0
     doc = json.loads(out)  # JSON and nothing else (Gemini insists)
@@ -86,7 +105,9 @@ def test_memory_md_comes_first(history: Path, hook_payloads: Path) -> None:
     assert code == 0
     lines = out.splitlines()
     assert lines[1:4] == ["From MEMORY.md:", "# Memory", ""]
-    assert lines.index("- The payments team prefers Kafka.") < lines.index("Recent sessions in /path/to/Demo:")
+    assert lines.index("- The payments team prefers Kafka.") < lines.index(
+        "Recent sessions in /path/to/Demo:"
+    )
 
 
 @pytest.mark.parametrize("budget", [40, 120, 500, 2000, 20000])
@@ -95,11 +116,18 @@ def test_never_over_budget_nor_over_a_cap_with_huge_memories(
     history: Path, hook_payloads: Path, budget: int, fmt: str
 ) -> None:
     line = '- a long remembered fact with "quotes", tabs\tand ünïcödé 記憶 ' * 8
-    (history / "MEMORY.md").write_text("\n".join(line for _ in range(20_000)))  # ~10 MB: only its head is read
+    (history / "MEMORY.md").write_text(
+        "\n".join(line for _ in range(20_000))
+    )  # ~10 MB: only its head is read
     started = time.monotonic()
     code, out = _context(
         _fixture(hook_payloads, "claude-user-prompt-submit.json"),
-        "--event", "prompt-submit", "--format", fmt, "--budget", str(budget),
+        "--event",
+        "prompt-submit",
+        "--format",
+        fmt,
+        "--budget",
+        str(budget),
     )
     assert code == 0 and time.monotonic() - started < 30
     out = out.rstrip("\n")
@@ -151,8 +179,9 @@ def test_the_deadline_wins(
 def test_the_hook_command_needs_no_argparse(history: Path) -> None:
     from recall.cli.context import fast_args
 
-    assert fast_args(["context", "--event", "prompt-submit", "--format=codex", "--budget", "9"]) == (
-        "prompt-submit", "codex", 9)
+    assert fast_args(
+        ["context", "--event", "prompt-submit", "--format=codex", "--budget", "9"]
+    ) == ("prompt-submit", "codex", 9)
     assert fast_args(["context", "--event", "nope"]) is None
     code, _, err = call_usage("context", "--event", "nope")
     assert code == 2 and "invalid choice" in err

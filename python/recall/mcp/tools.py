@@ -69,4 +69,3 @@ def _guarded(tool: Tool, args: dict[str, Any]) -> dict[str, Any]:
         return tool.run(args)
     except RecallError as exc:
         raise ToolError(str(exc)) from None
-

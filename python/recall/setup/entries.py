@@ -27,48 +27,24 @@ class Hook(Record):
     """A context hook: only with --context."""
 
 
+def _hooks(
+    agent: str, stop: str, end: str | None, start: str, prompt: str, unit: int
+) -> list[Hook]:
+    """The agent's hooks, given its names for the four events (None: it has no such event)
+    and its unit of time (1: seconds, 1000: milliseconds)."""
+    found = [Hook(stop, ("ingest", "--event", "agent-stop"), 30 * unit)]
+    if end:
+        found.append(Hook(end, ("ingest", "--event", "session-closed"), 10 * unit))
+    for event, which, seconds in ((start, "session-start", 10), (prompt, "prompt-submit", 5)):
+        args = ("context", "--event", which, "--format", agent)
+        found.append(Hook(event, args, seconds * unit, context=True))
+    return found
+
+
 HOOKS = {
-    "claude": [
-        Hook("Stop", ("ingest", "--event", "agent-stop"), 30),
-        Hook("SessionEnd", ("ingest", "--event", "session-closed"), 10),
-        Hook(
-            "SessionStart", ("context", "--event", "session-start", "--format", "claude"), 10, True
-        ),
-        Hook(
-            "UserPromptSubmit",
-            ("context", "--event", "prompt-submit", "--format", "claude"),
-            5,
-            True,
-        ),
-    ],
-    "codex": [
-        Hook("Stop", ("ingest", "--event", "agent-stop"), 30),
-        Hook(
-            "SessionStart", ("context", "--event", "session-start", "--format", "codex"), 10, True
-        ),
-        Hook(
-            "UserPromptSubmit",
-            ("context", "--event", "prompt-submit", "--format", "codex"),
-            5,
-            True,
-        ),
-    ],
-    "gemini": [
-        Hook("AfterAgent", ("ingest", "--event", "agent-stop"), 30_000),
-        Hook("SessionEnd", ("ingest", "--event", "session-closed"), 10_000),
-        Hook(
-            "SessionStart",
-            ("context", "--event", "session-start", "--format", "gemini"),
-            10_000,
-            True,
-        ),
-        Hook(
-            "BeforeAgent",
-            ("context", "--event", "prompt-submit", "--format", "gemini"),
-            5_000,
-            True,
-        ),
-    ],
+    "claude": _hooks("claude", "Stop", "SessionEnd", "SessionStart", "UserPromptSubmit", 1),
+    "codex": _hooks("codex", "Stop", None, "SessionStart", "UserPromptSubmit", 1),
+    "gemini": _hooks("gemini", "AfterAgent", "SessionEnd", "SessionStart", "BeforeAgent", 1000),
 }
 
 
