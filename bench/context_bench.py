@@ -55,6 +55,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--sessions", type=int, default=10000)
     p.add_argument("--corpus", type=Path, help="corpus root (default bench/data/<n>k)")
     p.add_argument("--runs", type=int, default=60, help="timed hook runs per event")
+    p.add_argument(
+        "--index",
+        type=Path,
+        help="keep the synced index here and reuse it next time (default: a temporary one)",
+    )
     args = p.parse_args(argv)
     n = args.sessions
     root = args.corpus or BENCH / "data" / (f"{n // 1000}k" if n % 1000 == 0 else str(n))
@@ -70,9 +75,11 @@ def main(argv: list[str] | None = None) -> int:
         q.format(ticket0=manifest["tickets"][0], ticket1=manifest["tickets"][1]) for _, q in QUERIES
     ]
     with tempfile.TemporaryDirectory(prefix="recall-context-bench-") as tmp:
-        data = Path(tmp)
+        data = args.index or Path(tmp)
         env = recall_env(root, data, "rust")
-        subprocess.run([*recall, "sync"], env=env, check=True, capture_output=True)
+        if not (data / "recall.db").exists():
+            sync = [*recall, "sync", "--no-embed", "--quiet"]
+            subprocess.run(sync, env=env, check=True, capture_output=True)
         status = subprocess.run([*recall, "status", "--json"], env=env, capture_output=True)
         sessions = json.loads(status.stdout)["sessions"]
         (data / "MEMORY.md").write_text(
