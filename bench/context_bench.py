@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
             sync = [*recall, "sync", "--no-embed", "--quiet"]
             subprocess.run(sync, env=env, check=True, capture_output=True)
         status = subprocess.run([*recall, "status", "--json"], env=env, capture_output=True)
-        sessions = json.loads(status.stdout)["sessions"]
+        sessions = json.loads(status.stdout)["index"]["sessions"]
         (data / "MEMORY.md").write_text(
             "".join(f"- remembered fact {i}: the service uses retries\n" for i in range(2000))
         )

@@ -190,3 +190,17 @@ def test_the_hook_command_needs_no_argparse(history: Path) -> None:
 def call_usage(*argv: str) -> tuple[int, str, str]:
     done = run(*argv)
     return done.returncode, done.stdout.decode(), done.stderr.decode()
+
+
+def test_a_long_prompt_is_searched_by_its_longest_words() -> None:
+    from recall.context.gather import prompt_query
+
+    prompt = (
+        "Hi, hope you are well! Could you remind me what we decided about the "
+        "idempotency keys for the webhook retries in PAY-1234?"
+    )
+    assert prompt_query(prompt, 4) == "decided idempotency webhook retries"
+    assert prompt_query(prompt, 4, longest=False) == "Hi hope well remind"
+    assert prompt_query("the a of to") == ""
+    assert prompt_query("支付服务的重试策略") == "支付服务的重试策略"
+    assert prompt_query('say "quoted" -never prefix*') == "say quoted never prefix"  # no syntax

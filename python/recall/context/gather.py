@@ -6,10 +6,16 @@ against text that tells them what to do, and a quoted past message is data.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from recall.record import Record, field
 
+PROMPT_TERMS = 24
+"""A prompt is searched by its 24 longest distinct non-stop words. On LongMemEval
+(bench/context_terms_eval.py, docs/agents.md) questions inside a long prompt were found
+0.863 of the time this way, 0.800 with 16 words, 0.189 with the prompt as typed (whose
+first 32 words are mostly greeting); bare questions 0.968 either way."""
 MEMORY_READ = 64 * 1024
 """Only the head of MEMORY.md is ever read: a huge file costs the hook nothing more."""
 SNIPPET_CHARS = 300
@@ -68,12 +74,38 @@ def recent_here(project: str, limit: int) -> Facts:
     return Facts(excerpts=lines, heading=f"Recent sessions in {project}:")
 
 
+def prompt_query(prompt: str, terms: int = PROMPT_TERMS, longest: bool = True) -> str:
+    """The words of `prompt` to search for: its `terms` longest distinct words that are not
+    stop words (longer words are rarer, so they say more), in the prompt's order, as plain
+    words (no query syntax: a prompt's quotes and dashes are prose). `longest=False` keeps
+    the first ones instead (compared in bench/context_terms_eval.py)."""
+    from recall.search.query import STOPWORDS
+
+    kept: dict[str, str] = {}
+    for word in re.findall(r"\w[\w.]*\w|\w", prompt):
+        key = word.casefold()
+        if key not in STOPWORDS and key not in kept:
+            kept[key] = word
+    words = list(kept.values())
+    if len(words) > terms:
+        chosen = (
+            sorted(range(len(words)), key=lambda i: -len(words[i]))[:terms]
+            if longest
+            else range(terms)
+        )
+        words = [words[i] for i in sorted(chosen)]
+    return " ".join(words)
+
+
 def matching(prompt: str, limit: int, skip_session: str | None) -> Facts:
     """Past messages that match the prompt (prompt submit), this session's own excluded."""
     from recall.cli.search import search
     from recall.search.results import Filters, plain
 
-    outcome, _ = search(prompt, Filters(), limit + 5, mode="keyword", messages=True)
+    query = prompt_query(prompt)
+    if not query:
+        return Facts()
+    outcome, _ = search(query, Filters(), limit + 5, mode="keyword", messages=True)
     lines = []
     for r in outcome.output.results:
         if skip_session and r.session_id == skip_session:
