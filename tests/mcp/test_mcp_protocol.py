@@ -112,3 +112,49 @@ def test_an_overlong_line_is_refused_and_skipped(monkeypatch: pytest.MonkeyPatch
         replies[0]["error"]["code"] == -32700 and "longer than 64" in replies[0]["error"]["message"]
     )
     assert replies[1] == {"jsonrpc": "2.0", "id": 1, "result": {}}
+
+
+def test_a_tool_provider_plugs_in_and_its_errors_are_tool_errors(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """How the memory tools join: a provider lists them only while they can work."""
+    from recall.mcp import server, tools
+
+    available: list[bool] = [False]
+
+    def remember(args: dict[str, Any]) -> dict[str, Any]:
+        if not str(args.get("content", "")).strip():
+            raise tools.ToolError("Parameter 'content' is required and cannot be empty")
+        return {"saved": args["content"]}
+
+    def memory_tools() -> list[tools.Tool]:
+        schema = {"type": "object", "properties": {"content": {"type": "string"}}}
+        return [tools.Tool("remember", "Save a fact.", schema, remember)] if available[0] else []
+
+    monkeypatch.setattr(tools, "PROVIDERS", [*tools.PROVIDERS])
+    tools.provide(memory_tools)
+    session = server.Session()
+
+    def names() -> list[str]:
+        reply = session.handle({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+        assert isinstance(reply, dict)
+        return [t["name"] for t in reply["result"]["tools"]]
+
+    assert names() == ["search_history", "show_session"]
+    available[0] = True
+    assert names() == ["search_history", "show_session", "remember"]
+    call = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "remember", "arguments": {"content": " "}},
+    }
+    reply = session.handle(call)
+    assert isinstance(reply, dict)
+    assert reply["result"]["isError"] is True
+    assert (
+        reply["result"]["content"][0]["text"]
+        == "Parameter 'content' is required and cannot be empty"
+    )
+    bad = session.handle({"jsonrpc": "2.0", "id": True, "method": "ping"})
+    assert isinstance(bad, dict) and bad["error"]["code"] == -32600

@@ -65,7 +65,7 @@ class Session:
             return None  # a response to a request we never send
         has_id = "id" in message
         ident = message.get("id")
-        if has_id and not (ident is None or isinstance(ident, (str, int))):
+        if has_id and (isinstance(ident, bool) or not isinstance(ident, (str, int, type(None)))):
             return _error(None, INVALID_REQUEST, "id must be a string or a number")
         if not isinstance(method, str):
             return _error(ident, INVALID_REQUEST, "method must be a string") if has_id else None
@@ -132,7 +132,7 @@ class _RpcError(Exception):
 
 def _id_of(message: Any) -> str | int | None:
     ident = message.get("id") if isinstance(message, dict) else None
-    return ident if isinstance(ident, (str, int)) else None
+    return ident if isinstance(ident, (str, int)) and not isinstance(ident, bool) else None
 
 
 def _error(ident: str | int | None, code: int, message: str) -> dict[str, Any]:
