@@ -17,7 +17,9 @@ if TYPE_CHECKING:
 
 DEFAULT_BUDGET = {"session-start": 1500, "prompt-submit": 800}
 """Tokens, when --budget is not given: a prompt's context is paid on every turn."""
-DEADLINE_S = 1.0
+DEADLINE_S = {"session-start": 1.0, "prompt-submit": 0.5}
+"""Seconds of work (after start-up) before the hook gives up and prints nothing: a prompt
+waits on it every turn, a session start once."""
 RECENT, MATCHES = 8, 5
 PROMPT_CHARS = 2000
 """Only the prompt's start is searched for: a pasted log must not slow the hook."""
@@ -72,10 +74,11 @@ def fast_args(argv: list[str]) -> tuple[str, str, int | None] | None:
     return event, fmt, int(budget) if budget is not None else None
 
 
-def run_context(event: str, fmt: str, budget: int | None, deadline: float = DEADLINE_S) -> int:
+def run_context(event: str, fmt: str, budget: int | None, deadline: float | None = None) -> int:
     """Print the context (or nothing) within `deadline` seconds; always 0."""
     import threading
 
+    deadline = DEADLINE_S[event] if deadline is None else deadline
     done: list[str] = []
 
     def work() -> None:
