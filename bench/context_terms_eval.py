@@ -16,18 +16,12 @@ the mean search time.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import gzip
-import io
 import json
-import os
-import shutil
 import sys
-import tempfile
 import time
-from pathlib import Path
 
-from eval_longmemeval import DATA, import_lines
+from eval_longmemeval import DATA, haystack
 
 PREAMBLE = (
     "Hi again, I hope you are doing well today. I have been thinking about something we "
@@ -54,7 +48,6 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--questions", type=int, default=0, help="only the first N (0: all)")
     args = p.parse_args(argv)
-    from recall.cli import main as recall_main
     from recall.search.modes import run
     from recall.search.results import Filters
     from recall.store import open_reader
@@ -68,13 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     hits = {(s, w): 0 for s in shapes for w in ways}
     spent = {(s, w): 0.0 for s in shapes for w in ways}
     for n, q in enumerate(questions, 1):
-        home = Path(tempfile.mkdtemp(prefix="recall-ctx-eval-"))
-        os.environ["RECALL_HOME"] = str(home)
-        try:
-            src = home / "haystack.jsonl"
-            src.write_text(import_lines(q), encoding="utf-8")
-            with contextlib.redirect_stdout(io.StringIO()):
-                recall_main(["ingest", "--format", "jsonl", str(src)])
+        with haystack(q):
             gold = set(q["answer_session_ids"])
             with open_reader() as reader:
                 for shape, make in shapes.items():
@@ -86,8 +73,6 @@ def main(argv: list[str] | None = None) -> int:
                         spent[shape, way] += time.perf_counter() - start
                         found = {r.session_id for r in out.output.results}
                         hits[shape, way] += bool(found & gold)
-        finally:
-            shutil.rmtree(home, ignore_errors=True)
         print(f"[{n}/{len(questions)}]", file=sys.stderr, end="\r")
     print(f"\n{len(questions)} questions; recall_any@5 over message results; mean search ms")
     for shape in shapes:
