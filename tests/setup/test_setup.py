@@ -248,3 +248,27 @@ def test_setup_hooks_every_installed_agent_then_syncs(
     assert "Claude Code: restart" in out
     code, out, _ = call(capsys, "setup")
     assert "claude: nothing to change" in out and "gemini: nothing to change" in out
+
+
+def test_hooks_name_recall_by_an_absolute_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    from recall.setup import commands
+
+    script = tmp_path / "venv" / "bin" / "recall"
+    script.parent.mkdir(parents=True)
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o755)
+    monkeypatch.setattr(sys, "argv", [str(script), "setup"])
+    assert commands.executable() == [str(script)]  # the console script being run
+    monkeypatch.setattr(sys, "argv", ["/somewhere/recall/__main__.py", "setup"])
+    monkeypatch.setenv("PATH", str(script.parent))
+    assert commands.executable() == [str(script)]  # else the one on PATH
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    assert commands.executable() == [sys.executable, "-m", "recall"]  # else this Python
+    assert commands.command_line(["/a b/recall"], "mcp") == "'/a b/recall' mcp"
+    assert commands.action_of("'/a b/recall' ingest --event agent-stop") == "ingest"
+    assert commands.action_of(["/usr/bin/python3", "-m", "recall", "mcp"]) == "mcp"
+    assert commands.action_of("recall-notes ingest") is None
