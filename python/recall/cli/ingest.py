@@ -70,12 +70,49 @@ def run_hook(event: str, paths: list[str], agent: str | None) -> int:
     from recall.log import log
 
     try:
-        _hook(event, paths, agent)
+        if event == "session-closed":
+            _detached(paths, agent)
+        else:
+            _hook(event, paths, agent)
     except KeyboardInterrupt:
         pass
     except Exception as exc:
         log(f"ingest --event {event}: {type(exc).__name__}: {exc}")
     return 0
+
+
+DETACH_ARG_MAX = 100_000
+"""A payload passed on to the detached process as an argument stays under Linux's
+128 KiB limit on one argument; a larger one is ingested in the hook itself."""
+
+
+def _detached(paths: list[str], agent: str | None) -> None:
+    """A session's end: read the payload, hand the ingest to a process of its own and
+    return at once. Claude Code gives SessionEnd hooks about 1.5 s in all and Gemini
+    CLI does not wait for them; the ingest outlives the hook either way."""
+    import json
+    import subprocess
+
+    from recall.hooks import payload_from
+
+    raw = json.dumps(payload_from(paths), ensure_ascii=False)
+    if len(raw) > DETACH_ARG_MAX:
+        _hook("session-closed", [raw], agent)
+        return
+    cmd = [sys.executable, "-m", "recall", "ingest", "--event", "agent-stop"]
+    cmd += ["--agent", agent] if agent else []
+    options: dict[str, Any] = {"start_new_session": True}
+    if sys.platform == "win32":  # no sessions there: a detached process group instead
+        flags = subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP
+        options = {"creationflags": flags}
+    subprocess.Popen(
+        [*cmd, raw],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        close_fds=True,
+        **options,
+    )
 
 
 def _hook(event: str, paths: list[str], agent: str | None) -> None:

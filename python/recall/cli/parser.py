@@ -22,6 +22,10 @@ COMMANDS = (
     "doctor",
     "redact",
     "forget",
+    "mcp",
+    "context",
+    "setup",
+    "hooks",
 )
 """Subcommands, each a module of this package with `add_parser(subs)` and `run(args)`."""
 
