@@ -154,6 +154,21 @@ def test_a_keyword_search_never_enters_semantic(
     assert not [m for m in loaded if m.startswith("recall.semantic")], loaded
 
 
+def test_the_mcp_sdk_is_never_a_runtime_import() -> None:
+    """`recall mcp` is a server of our own: the SDK (pydantic, starlette, …) is for tests."""
+    for name, path in MODULES.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            sdk = [n for n in names if n == "mcp" or n.startswith("mcp.")]
+            assert not sdk, f"{name} imports the MCP SDK ({sdk})"
+
+
 def test_search_never_imports_the_memory_layer() -> None:
     """`search/` reads memories and chunks itself; `memory/` writes them and sits above it."""
     users = {m for m in _importers("recall.memory") if m.startswith("recall.search")}

@@ -21,7 +21,7 @@ from typing import Any
 from recall.record import Record, field
 from recall.store.db import open_writer
 
-TABLES = ("sessions", "messages", "transcripts", "forgotten", "forgotten_messages")
+TABLES = ("sessions", "messages", "transcripts", "forgotten", "forgotten_messages", "summaries")
 """What is copied, parents before children. Not `chunks`/`embedded`: derived."""
 BATCH = 500
 
