@@ -22,6 +22,9 @@ COMMANDS = (
     "doctor",
     "redact",
     "forget",
+    "serve",
+    "peers",
+    "service",
 )
 """Subcommands, each a module of this package with `add_parser(subs)` and `run(args)`."""
 

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from recall.search.modes import Outcome
+    from recall.serve.protocol import SearchRequest
 
 
 def add_parser(subs: Any) -> None:
@@ -47,14 +51,22 @@ def add_parser(subs: Any) -> None:
         metavar="λ",
         help="time decay: score × exp(-λ·age in days), e.g. 0.01 (default: config, else off)",
     )
+    # --- across computers (docs/serve.md) ---
+    p.add_argument(
+        "--computer",
+        nargs="+",
+        default=None,
+        metavar="NAME",
+        help="ask these computers' daemons too: peer names, `local` (this one) or `all`",
+    )
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from recall.cli.render import day, highlight, print_json, short_id, use_color, wrap
     from recall.errors import UsageError
-    from recall.search.results import MAX_LIMIT, Filters, plain
-    from recall.store import open_reader
+    from recall.search.results import MAX_LIMIT, plain
+    from recall.serve.protocol import SearchRequest
     from recall.timeutil import parse_when
 
     if not 1 <= args.limit <= MAX_LIMIT:
@@ -62,29 +74,29 @@ def run(args: argparse.Namespace) -> int:
     query = " ".join(args.query)
     if not query.strip():
         raise UsageError("the query is empty: give words to search for")
-    filters = Filters(
+    request = SearchRequest(
+        q=query,
         agents=args.agent,
         project=args.project,
         since=parse_when(args.since) if args.since else None,
         until=parse_when(args.until) if args.until else None,
+        limit=args.limit,
+        mode=args.mode,
+        fusion=args.fusion,
+        decay=args.decay,
+        messages=args.messages,
     )
-    # --- semantic search ---
-    from recall.config import load_config
-    from recall.search.modes import run as run_mode
+    # --- across computers (docs/serve.md) ---
+    if args.computer:
+        from recall.peers.fanout import search_computers
 
-    settings = load_config().search
-    fusion = args.fusion or settings.fusion
-    decay = settings.decay if args.decay is None else args.decay
-    if fusion not in ("rrf", "weighted", "0.4/0.6", "0.3/0.7"):
-        raise UsageError(f"fusion must be rrf, weighted, 0.4/0.6 or 0.3/0.7, not {fusion!r}")
-    if not 0 <= decay < float("inf"):  # also refuses NaN
-        raise UsageError("--decay must be a finite number, 0 or more")
-    with open_reader() as store:
-        filters.agents = known_agents(store.conn, args.agent)
-        indexed = store.conn.execute("SELECT 1 FROM sessions LIMIT 1").fetchone() is not None
-        outcome = run_mode(
-            store.conn, query, filters, args.limit, args.mode, fusion, decay, args.messages
-        )
+        outcome, indexed = search_computers(request, args.computer, local_search)
+    else:  # a running daemon has the model loaded already
+        from recall.peers.warm import ask_daemon
+
+        outcome, indexed = ask_daemon(request) or local_search(request)
+    for error in outcome.output.errors:
+        sys.stderr.write(f"recall: {error['computer']}: {error['error']}\n")
     if outcome.note:
         sys.stderr.write(f"recall: {outcome.note}\n")
     out = outcome.output
@@ -109,6 +121,41 @@ def run(args: argparse.Namespace) -> int:
         print(wrap(f"{where}  [{short_id(r.session_id)}{at}]  score {r.score:.3g}", "    "))
         print(highlight(r.snippet, color, "    ") + "\n")
     return 0
+
+
+def local_search(request: SearchRequest) -> tuple[Outcome, bool]:
+    """This computer's search, and whether anything is indexed: what `recall search` runs
+    in-process and what `recall serve` answers with (snippets keep their highlight marks)."""
+    from recall.config import load_config
+    from recall.errors import UsageError
+    from recall.search.modes import run as run_mode
+    from recall.search.results import Filters
+    from recall.store import open_reader
+
+    settings = load_config().search
+    fusion = request.fusion or settings.fusion
+    decay = settings.decay if request.decay is None else request.decay
+    if fusion not in ("rrf", "weighted", "0.4/0.6", "0.3/0.7"):
+        raise UsageError(f"fusion must be rrf, weighted, 0.4/0.6 or 0.3/0.7, not {fusion!r}")
+    if not 0 <= decay < float("inf"):  # also refuses NaN
+        raise UsageError("--decay must be a finite number, 0 or more")
+    filters = Filters(
+        agents=request.agents, project=request.project, since=request.since, until=request.until
+    )
+    with open_reader() as store:
+        filters.agents = known_agents(store.conn, request.agents)
+        indexed = store.conn.execute("SELECT 1 FROM sessions LIMIT 1").fetchone() is not None
+        outcome = run_mode(
+            store.conn,
+            request.q,
+            filters,
+            request.limit,
+            request.mode,
+            fusion,
+            decay,
+            request.messages,
+        )
+    return outcome, indexed
 
 
 def known_agents(db: Any, asked: list[str]) -> list[str]:

@@ -1,0 +1,70 @@
+"""A local search answered by this computer's running daemon, whose model is already loaded.
+
+Loading the embedding model costs a fresh process about half a second; the
+daemon paid it once. `ask_daemon` returns None (search in-process) when no
+daemon runs, when it does not answer, or when the search is keyword-only,
+which in-process is as fast as a round trip (bench/serve_bench.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import TYPE_CHECKING
+
+from recall import config
+from recall.errors import ConfigError, NotFoundError, UsageError
+from recall.peers.client import PeerError, Target
+from recall.serve.protocol import SEARCH, SearchRequest, state_path
+
+if TYPE_CHECKING:
+    from recall.search.modes import Outcome
+
+TIMEOUT = 60.0
+
+
+def local_daemon() -> Target | None:
+    """This computer's running daemon, from its state file, if it is alive and we hold its token."""
+    try:
+        state = json.loads(state_path().read_text(encoding="utf-8"))
+        pid, port, scheme = int(state["pid"]), int(state["port"]), str(state["scheme"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if scheme != "http":  # its certificate names the host, not loopback: go in-process
+        return None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return None
+    except OSError:  # alive, another user's: not ours to ask
+        return None
+    from recall.serve.auth import read_token, token_path
+
+    try:
+        token = read_token(token_path())
+    except ConfigError:
+        return None
+    return Target(f"http://127.0.0.1:{port}", token, TIMEOUT)
+
+
+def ask_daemon(request: SearchRequest) -> tuple[Outcome, bool] | None:
+    """The daemon's answer to a local search, or None to search in-process."""
+    if not config.use_daemon() or request.mode == "keyword":
+        return None
+    if config.embedding_provider() == "none":
+        return None
+    daemon = local_daemon()
+    if daemon is None:
+        return None
+    from recall.peers.wire import outcome_of
+
+    try:
+        data = daemon.get_json(SEARCH, [*request.params(), ("marks", "1")])
+        return outcome_of(data)
+    except PeerError as exc:
+        text = str(exc)
+        if text.startswith("HTTP 400: "):  # the same usage error in-process would give
+            raise UsageError(text.removeprefix("HTTP 400: ")) from None
+        if text.startswith("HTTP 404: "):
+            raise NotFoundError(text.removeprefix("HTTP 404: ")) from None
+        return None
