@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 import ipaddress
 import json
+import re
 import socket
 import socketserver
 import ssl
@@ -33,6 +34,7 @@ from recall.serve.bounded import BODY_BYTES, RESPONSE_TIMEOUT, HeadReader, HeadT
 from recall.serve.protocol import API_HEADER, API_VERSION, HEALTH, MIRRORS, SEARCH, TOKEN_PARAMS
 
 BROWSER_HEADERS = ("Origin", "Sec-Fetch-Site", "Sec-Fetch-Mode")
+_BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
 
 
 class Settings(Record):
@@ -196,6 +198,8 @@ class Handler(BaseHTTPRequestHandler):
         if not self.path.startswith("/"):
             return self.send_error(400, "the request target must be a path")
         parts = urlsplit(self.path)
+        if _BAD_ESCAPE.search(self.path):
+            return self.send_error(400, "malformed percent-escape")
         try:
             params = parse_qs(
                 parts.query,
