@@ -26,10 +26,11 @@ def add_parser(subs: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from recall.config import PeerConfig
+    from recall.config import PeerConfig, forget_loaded
     from recall.errors import UsageError
     from recall.peers import registry
 
+    forget_loaded()  # add and remove rewrite what the file holds now
     if args.action == "add":
         if not 0 < args.timeout <= 600:
             raise UsageError("--timeout must be between 0 and 600 seconds")

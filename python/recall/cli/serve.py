@@ -26,6 +26,7 @@ def _new_token() -> str:
     from recall.record import replace
     from recall.serve.auth import make_token
 
+    config.forget_loaded()  # rewrite what the file holds now
     cfg = config.load_config()
     path, digest = make_token()
     written = write_managed(replace(cfg.serve, token_sha256=digest), cfg.peers)

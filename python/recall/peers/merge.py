@@ -1,12 +1,14 @@
 """One ranking from several computers' rankings.
 
 Scores from different indexes are not comparable (BM25 depends on each
-index's statistics; hybrid scores are fused ranks), so the lists are merged
-by reciprocal-rank fusion over each computer's ranks: 1/(K + rank), ties
-(equal ranks on different computers) broken by date, newest first. The
-alternative, re-scoring every candidate's title and snippet with the core's
-BM25 against the query, was measured against it (bench/merge_eval.py,
-docs/serve.md) and is kept as `bm25` for that comparison.
+index's statistics; hybrid scores are fused ranks). Two fair signals remain:
+each computer's own ranks, and the core's BM25 over every candidate's title
+and snippet, computed on the merged pool. Alone, ranks interleave the
+computers blindly and BM25 sees only snippets; fused by reciprocal rank
+(`both`, the default) they came within 0.01–0.03 of one index holding every
+session on LongMemEval split across three computers, where either alone lost
+0.06–0.19 of ndcg_any@5 (bench/merge_eval.py; figures in docs/serve.md).
+Ties go to the newer result.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from recall import _accel
 from recall.search.results import Result, plain
 
 K = 60
-METHODS = ("rrf", "bm25")
+METHODS = ("both", "rrf", "bm25")
 
 
 def _date_key(r: Result) -> str:
@@ -49,8 +51,28 @@ def bm25(query: str, lists: list[list[Result]], limit: int) -> list[Result]:
     return out
 
 
-def merge(query: str, lists: list[list[Result]], limit: int, method: str = "rrf") -> list[Result]:
+def both(query: str, lists: list[list[Result]], limit: int) -> list[Result]:
+    """Reciprocal-rank fusion of the two merges above: each computer's ranks and BM25's."""
+    by_rank = rrf([list(rs) for rs in lists], len(sum(lists, [])))
+    rescored = bm25(query, [list(rs) for rs in lists], len(by_rank))
+    key = {id(r): n for n, r in enumerate(by_rank)}
+    fused: dict[int, float] = {}
+    for ranking in (by_rank, rescored):
+        for rank, r in enumerate(ranking, 1):
+            fused[id(r)] = fused.get(id(r), 0.0) + 1.0 / (K + rank)
+    pool = {id(r): r for r in by_rank}
+    order = sorted(pool, key=lambda i: (-fused[i], key[i]))[:limit]
+    out = []
+    for i in order:
+        pool[i].score = round(fused[i], 6)
+        out.append(pool[i])
+    return out
+
+
+def merge(query: str, lists: list[list[Result]], limit: int, method: str = "both") -> list[Result]:
     """The best `limit` of all lists, each list ranked best first."""
     if len(lists) == 1:
         return lists[0][:limit]
+    if method == "both":
+        return both(query, lists, limit)
     return bm25(query, lists, limit) if method == "bm25" else rrf(lists, limit)
