@@ -146,3 +146,15 @@ def test_a_keyword_search_never_enters_semantic(
     loaded = _loaded_after(["search", "kafka"], {})
     assert "recall.search.keyword" in loaded
     assert not [m for m in loaded if m.startswith("recall.semantic")], loaded
+
+
+def test_peers_sit_below_the_surfaces_and_above_search() -> None:
+    """`peers/` (client, protocol, merging) imports neither the daemon nor the CLI; only
+    surfaces (`cli/`, `serve/`, `doctor/`) import `peers/` or `serve/`."""
+    for layer in ("recall.serve", "recall.cli"):
+        users = {m for m in _importers(layer) if m.startswith("recall.peers")}
+        assert not users, f"peers modules importing {layer}: {sorted(users)}"
+    surfaces = ("recall.cli", "recall.serve", "recall.peers", "recall.doctor")
+    for layer in ("recall.peers", "recall.serve"):
+        users = {m for m in _importers(layer) if not m.startswith(surfaces)}
+        assert not users, f"modules below the surfaces importing {layer}: {sorted(users)}"

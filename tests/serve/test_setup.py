@@ -34,7 +34,7 @@ def test_beyond_loopback_needs_a_token_and_the_token_file_is_private(
     assert '# my settings\n[search]\nfusion = "weighted"  # keep me' in text
     assert "port = 9100" in text  # the rest of [serve] is kept
     from recall.config import load_config
-    from recall.serve.auth import digest
+    from recall.peers.auth import digest
 
     assert load_config().serve.token_sha256 == digest(token.encode())
     assert load_config().search.fusion == "weighted"

@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
         if args.token_file:
             from pathlib import Path
 
-            from recall.serve.auth import read_token
+            from recall.peers.auth import read_token
 
             read_token(args.token_file)  # refuse a file that holds no token now, not at search time
             args.token_file = str(Path(args.token_file).expanduser().resolve())

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from recall.search.modes import Outcome
-    from recall.serve.protocol import SearchRequest
+    from recall.peers.protocol import SearchRequest
 
 
 def add_parser(subs: Any) -> None:
@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     from recall.cli.render import day, highlight, print_json, short_id, use_color, wrap
     from recall.errors import UsageError
     from recall.search.results import MAX_LIMIT, plain
-    from recall.serve.protocol import SearchRequest
+    from recall.peers.protocol import SearchRequest
     from recall.timeutil import parse_when
 
     if not 1 <= args.limit <= MAX_LIMIT:

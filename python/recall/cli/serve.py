@@ -24,7 +24,7 @@ def _new_token() -> str:
     from recall import config
     from recall.peers.configfile import write_managed
     from recall.record import replace
-    from recall.serve.auth import make_token
+    from recall.peers.auth import make_token
 
     config.forget_loaded()  # rewrite what the file holds now
     cfg = config.load_config()

@@ -154,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _status(kind: str, path: Path) -> int:
     from recall.peers.warm import local_daemon
-    from recall.serve.protocol import HEALTH
+    from recall.peers.protocol import HEALTH
 
     print(f"service file: {path} ({'present' if path.exists() else 'absent'})")
     daemon = local_daemon()

@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
 from recall.errors import RecallError
-from recall.serve.protocol import API_HEADER, API_VERSION
+from recall.peers.protocol import API_HEADER, API_VERSION
 
 MAX_JSON = 32 * 1024 * 1024
 
@@ -114,7 +114,7 @@ class Target:
 
 
 def mirror_path(session: str, transcript: bool = False) -> str:
-    from recall.serve.protocol import MIRRORS
+    from recall.peers.protocol import MIRRORS
 
     return MIRRORS + quote(session, safe="") + ("/transcript" if transcript else "")
 

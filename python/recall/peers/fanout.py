@@ -19,7 +19,7 @@ from recall.peers.merge import merge
 from recall.peers.registry import resolve, target
 from recall.peers.wire import outcome_of
 from recall.search.results import SearchOutput
-from recall.serve.protocol import SEARCH, SearchRequest
+from recall.peers.protocol import SEARCH, SearchRequest
 
 if TYPE_CHECKING:
     from recall.search.modes import Outcome

@@ -8,7 +8,7 @@ from recall import config
 from recall.peers.client import PeerError
 from recall.peers.registry import target
 from recall.record import Record
-from recall.serve.protocol import HEALTH
+from recall.peers.protocol import HEALTH
 
 
 class Probe(Record):

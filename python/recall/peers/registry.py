@@ -50,7 +50,7 @@ def resolve(names: list[str]) -> tuple[bool, list[config.PeerConfig]]:
 
 def target(peer: config.PeerConfig) -> Target:
     """How to reach `peer`; PeerError when its token file cannot be read."""
-    from recall.serve.auth import read_token
+    from recall.peers.auth import read_token
 
     token = None
     if peer.token_file:

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING
 
 from recall import config
 from recall.errors import ConfigError, NotFoundError, UsageError
-from recall.peers.client import PeerError, Target
-from recall.serve.protocol import SEARCH, SearchRequest, state_path
+from recall.peers.protocol import SEARCH, SearchRequest, state_path
 
 if TYPE_CHECKING:
+    from recall.peers.client import Target
     from recall.search.modes import Outcome
 
 TIMEOUT = 60.0
@@ -38,7 +38,8 @@ def local_daemon() -> Target | None:
         return None
     except OSError:  # alive, another user's: not ours to ask
         return None
-    from recall.serve.auth import read_token, token_path
+    from recall.peers.client import Target  # http.client and ssl: only with a daemon to ask
+    from recall.peers.auth import read_token, token_path
 
     try:
         token = read_token(token_path())
@@ -56,6 +57,7 @@ def ask_daemon(request: SearchRequest) -> tuple[Outcome, bool] | None:
     daemon = local_daemon()
     if daemon is None:
         return None
+    from recall.peers.client import PeerError
     from recall.peers.wire import outcome_of
 
     try:

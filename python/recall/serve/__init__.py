@@ -1,7 +1,7 @@
-"""`recall serve`: the HTTP peer endpoint (SPEC §6), its security, and the background worker.
+"""`recall serve`: the HTTP peer endpoint (SPEC §6), its limits, and the background worker.
 
-`protocol` is what client and server share (the API version, the search
-request on the wire); `auth` the token; `bounded` the limits on what a
-connection may cost; `server` the HTTP machinery; `routes` the answers;
-`worker` the reconciliation loop; `daemon` puts them together.
+`bounded` is what a connection may cost; `server` the HTTP machinery and
+its checks; `routes` the answers (the CLI's own search and show); `worker`
+the reconciliation loop; `daemon` puts them together. The wire format and
+the token it shares with clients live in `recall.peers` (`protocol`, `auth`).
 """

@@ -21,7 +21,7 @@ from typing import Any
 
 from recall import config
 from recall.errors import ConfigError, UsageError
-from recall.serve.protocol import API_VERSION, state_path
+from recall.peers.protocol import API_VERSION, state_path
 from recall.serve.routes import index_detail
 from recall.serve.server import Server, Settings, log_line
 from recall.serve.worker import Worker

@@ -14,7 +14,7 @@ from typing import Any
 from recall import __version__
 from recall.errors import UsageError
 from recall.record import to_builtins
-from recall.serve.protocol import API_VERSION, parse_search
+from recall.peers.protocol import API_VERSION, parse_search
 
 MAX_ID = 512
 

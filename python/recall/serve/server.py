@@ -29,9 +29,9 @@ from urllib.parse import parse_qs, unquote, urlsplit
 from recall.errors import ConfigError, NotFoundError, RecallError, StoreError, UsageError
 from recall.record import Record
 from recall.serve import routes
-from recall.serve.auth import check_bearer
+from recall.peers.auth import check_bearer
 from recall.serve.bounded import BODY_BYTES, RESPONSE_TIMEOUT, HeadReader, HeadTooLarge
-from recall.serve.protocol import API_HEADER, API_VERSION, HEALTH, MIRRORS, SEARCH, TOKEN_PARAMS
+from recall.peers.protocol import API_HEADER, API_VERSION, HEALTH, MIRRORS, SEARCH, TOKEN_PARAMS
 
 BROWSER_HEADERS = ("Origin", "Sec-Fetch-Site", "Sec-Fetch-Mode")
 _BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
