@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from eval_longmemeval import DATA, import_lines, metrics  # noqa: E402
+from eval_longmemeval import DATA, import_lines, metrics
 
 SPLITS = ("round-robin", "by-date")
 METHODS = ("single index", "rrf", "bm25", "both")
@@ -78,7 +78,9 @@ def _search(home: Path, question: str, mode: str) -> list[Any]:
     return outcome.output.results
 
 
-def run_question(q: dict[str, Any], mode: str, cache: Any) -> dict[str, dict[str, dict[str, float]]]:
+def run_question(
+    q: dict[str, Any], mode: str, cache: Any
+) -> dict[str, dict[str, dict[str, float]]]:
     from recall.peers.merge import merge
 
     root = Path(tempfile.mkdtemp(prefix="recall-merge-"))

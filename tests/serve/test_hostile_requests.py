@@ -3,6 +3,7 @@ a traceback, a hang of other clients, or a byte of a file outside the index."""
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import ssl
 import subprocess
@@ -61,7 +62,9 @@ def test_tokens(daemon: Daemon) -> None:
     assert get(p, "/api/mirrors/s1", headers={"Authorization": f"Basic {daemon.token}"})[0] == 401
     status, reply = get(p, f"/api/mirrors/search?q=hello&token={daemon.token}")
     assert status == 400 and b"Authorization header" in reply
-    assert get(p, f"/api/mirrors/search?q=hello&access_token={daemon.token}", daemon.token)[0] == 400
+    assert (
+        get(p, f"/api/mirrors/search?q=hello&access_token={daemon.token}", daemon.token)[0] == 400
+    )
     assert get(p, "/api/mirrors/s1", daemon.token)[0] == 200
     assert get(p, "/api/health")[0] == 200  # health alone needs no token
 
@@ -70,13 +73,19 @@ def test_oversized_head_and_body(daemon: Daemon) -> None:
     p = daemon.port
     big = "GET /api/health HTTP/1.1\r\nHost: localhost\r\n" + "X-Pad: " + "a" * 40_000 + "\r\n\r\n"
     _refused(raw(p, big.encode())[0])
-    many = "GET /api/health HTTP/1.1\r\nHost: localhost\r\n" + "".join(f"X-{i}: v\r\n" for i in range(2000)) + "\r\n"
+    many = (
+        "GET /api/health HTTP/1.1\r\nHost: localhost\r\n"
+        + "".join(f"X-{i}: v\r\n" for i in range(2000))
+        + "\r\n"
+    )
     _refused(raw(p, many.encode())[0])
     long_line = f"GET /api/mirrors/search?q={'a' * 70_000} HTTP/1.1\r\nHost: localhost\r\n\r\n"
     _refused(raw(p, long_line.encode())[0])
     body = f"GET /api/mirrors/s1 HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer {daemon.token}\r\nContent-Length: 10000000\r\n\r\n"
     assert raw(p, body.encode())[0] == 413
-    chunked = "GET /api/health HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
+    chunked = (
+        "GET /api/health HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
+    )
     assert raw(p, chunked.encode())[0] == 400
     _ok(daemon)
 
@@ -151,21 +160,42 @@ def test_routes_methods_queries_hosts_browsers(daemon: Daemon) -> None:
     for method in ("POST", "PUT", "DELETE", "OPTIONS", "TRACE", "PATCH", "BREW", "get"):
         status, reply = raw(p, f"{method} /api/health HTTP/1.1\r\nHost: localhost\r\n\r\n".encode())
         _refused(status)
-    for query in ("q=%ZZ", "q=a&&&", "q=%ff", "q", "=x", "q=a&limit=abc", "q=a&limit=0",
-                  "q=a&mode=magic", "q=", "q=a&since=nan", "q=a&unknown=1", "q=a&q=b"):
+    for query in (
+        "q=%ZZ",
+        "q=a&&&",
+        "q=%ff",
+        "q",
+        "=x",
+        "q=a&limit=abc",
+        "q=a&limit=0",
+        "q=a&mode=magic",
+        "q=",
+        "q=a&since=nan",
+        "q=a&unknown=1",
+        "q=a&q=b",
+    ):
         status, reply = get(p, f"/api/mirrors/search?{query}", t)
         assert status == 400, (query, status, reply)
     status, _ = raw(p, b"GET /api/mirrors/s1 HTTP/1.1\r\nHost: evil.example\r\n\r\n")
     assert status == 421
-    status, _ = raw(p, f"GET /api/mirrors/s1 HTTP/1.1\r\nHost: attacker.test:{p}\r\nAuthorization: Bearer {t}\r\n\r\n".encode())
+    status, _ = raw(
+        p,
+        f"GET /api/mirrors/s1 HTTP/1.1\r\nHost: attacker.test:{p}\r\nAuthorization: Bearer {t}\r\n\r\n".encode(),
+    )
     assert status == 421
     status, _ = raw(p, b"GET /api/health HTTP/1.1\r\n\r\n")  # no Host at all
     assert status == 421
     assert get(p, "/api/mirrors/s1", t, {"Origin": "http://localhost"})[0] == 403
     assert get(p, "/api/mirrors/s1", t, {"Sec-Fetch-Site": "cross-site"})[0] == 403
     assert get(p, "/api/mirrors/s1", t, {"Recall-API": "2"})[0] == 400
-    for junk in (b"\x00\x01\x02\r\n\r\n", b"GET\r\n\r\n", b"GET / HTTP/2.0\r\n\r\n",
-                 b"GET /api/health HTTP/9.9\r\nHost: localhost\r\n\r\n", b"\r\n", b"\x16\x03\x01\x02\x00"):
+    for junk in (
+        b"\x00\x01\x02\r\n\r\n",
+        b"GET\r\n\r\n",
+        b"GET / HTTP/2.0\r\n\r\n",
+        b"GET /api/health HTTP/9.9\r\nHost: localhost\r\n\r\n",
+        b"\r\n",
+        b"\x16\x03\x01\x02\x00",
+    ):
         _refused(raw(p, junk)[0])
     status, reply = get(p, "/api/mirrors/search?q=hello", t)
     assert status == 200 and body_json(reply)["found"] == 1  # type: ignore[index]
@@ -174,17 +204,36 @@ def test_routes_methods_queries_hosts_browsers(daemon: Daemon) -> None:
 def _self_signed(folder: Path) -> tuple[Path, Path]:
     cert, key = folder / "cert.pem", folder / "key.pem"
     done = subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-         "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
-         "-keyout", str(key), "-out", str(cert)],
-        capture_output=True, timeout=60, check=False,
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=localhost",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1,DNS:localhost",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+        ],
+        capture_output=True,
+        timeout=60,
+        check=False,
     )
     if done.returncode != 0:
         pytest.skip(f"openssl could not make a certificate: {done.stderr[:200]!r}")
     return cert, key
 
 
-def test_tls_a_client_that_never_handshakes_blocks_nobody(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_tls_a_client_that_never_handshakes_blocks_nobody(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     import shutil
 
     if shutil.which("openssl") is None:
@@ -198,34 +247,49 @@ def test_tls_a_client_that_never_handshakes_blocks_nobody(tmp_path: Path, capsys
         f'[serve]\nrequest_timeout = {TIMEOUT_S}\ntls_cert = "{cert}"\ntls_key = "{key}"\n',
         encoding="utf-8",
     )
-    ingest_lines(env_for(home, "tlsbox", user_home), tmp_path / "t.jsonl",
-                 [{"session": "t1", "role": "user", "text": "secure hello"}])
+    ingest_lines(
+        env_for(home, "tlsbox", user_home),
+        tmp_path / "t.jsonl",
+        [{"session": "t1", "role": "user", "text": "secure hello"}],
+    )
     d = start(home, "tlsbox", user_home)
     try:
         stalled = [socket.create_connection(("127.0.0.1", d.port), timeout=10) for _ in range(5)]
         ctx = ssl.create_default_context(cafile=str(cert))
         started = time.monotonic()
-        with socket.create_connection(("127.0.0.1", d.port), timeout=5) as plain:
-            with ctx.wrap_socket(plain, server_hostname="127.0.0.1") as tls:
-                tls.sendall(f"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
-                reply = b""
-                while chunk := tls.recv(4096):
-                    reply += chunk
+        with (
+            socket.create_connection(("127.0.0.1", d.port), timeout=5) as plain,
+            ctx.wrap_socket(plain, server_hostname="127.0.0.1") as tls,
+        ):
+            tls.sendall(b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            reply = b""
+            while chunk := tls.recv(4096):
+                reply += chunk
         assert reply.startswith(b"HTTP/1.0 200") and time.monotonic() - started < 2
         for s in stalled:  # dropped once their deadline passed
             s.settimeout(TIMEOUT_S + 5)
-            try:
+            with contextlib.suppress(ConnectionResetError):
                 assert s.recv(10) == b""
-            except ConnectionResetError:
-                pass
             s.close()
         # plain HTTP to a TLS port: refused, no answer in clear
         _refused(raw(d.port, b"GET /api/health HTTP/1.1\r\nHost: localhost\r\n\r\n")[0])
         # a peer that trusts the certificate searches it
         from clihelp import call
 
-        assert call(capsys, "peers", "add", "tlsbox", f"https://127.0.0.1:{d.port}",
-                    "--token-file", str(home / "serve.token"), "--ca-file", str(cert))[0] == 0
+        assert (
+            call(
+                capsys,
+                "peers",
+                "add",
+                "tlsbox",
+                f"https://127.0.0.1:{d.port}",
+                "--token-file",
+                str(home / "serve.token"),
+                "--ca-file",
+                str(cert),
+            )[0]
+            == 0
+        )
         code, out, err = call(capsys, "search", "secure", "--computer", "tlsbox", "--json")
         assert code == 0 and '"computer":"tlsbox"' in out, err
     finally:

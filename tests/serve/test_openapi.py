@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,8 +13,13 @@ from recall.peers.protocol import HEALTH, MIRRORS, SEARCH, SEARCH_PARAMS
 
 SPEC = json.loads((REPO / "docs" / "openapi.json").read_text(encoding="utf-8"))
 TYPES: dict[str, Any] = {
-    "object": dict, "array": list, "string": str, "boolean": bool, "null": type(None),
-    "integer": int, "number": (int, float),
+    "object": dict,
+    "array": list,
+    "string": str,
+    "boolean": bool,
+    "null": type(None),
+    "integer": int,
+    "number": (int, float),
 }
 
 
@@ -35,7 +39,8 @@ def conforms(value: Any, schema: dict[str, Any], where: str = "$") -> None:
     if kinds is not None:
         kinds = [kinds] if isinstance(kinds, str) else kinds
         ok = any(
-            isinstance(value, TYPES[k]) and not (k in ("integer", "number") and isinstance(value, bool))
+            isinstance(value, TYPES[k])
+            and not (k in ("integer", "number") and isinstance(value, bool))
             for k in kinds
         )
         assert ok, f"{where}: {value!r} is not {kinds}"
@@ -61,17 +66,31 @@ def daemon(tmp_path_factory: pytest.TempPathFactory) -> Any:
     user.mkdir()
     home = root / "h"
     home.mkdir()
-    ingest_lines(env_for(home, "box", user), root / "t.jsonl", [
-        {"session": "s1", "role": "user", "text": "hello openapi", "timestamp": "2026-03-01T10:00:00+00:00"},
-        {"session": "s1", "role": "assistant", "text": "hello back"},
-    ])
+    ingest_lines(
+        env_for(home, "box", user),
+        root / "t.jsonl",
+        [
+            {
+                "session": "s1",
+                "role": "user",
+                "text": "hello openapi",
+                "timestamp": "2026-03-01T10:00:00+00:00",
+            },
+            {"session": "s1", "role": "assistant", "text": "hello back"},
+        ],
+    )
     d = start(home, "box", user)
     yield d
     d.stop()
 
 
 def test_the_spec_names_exactly_the_routes_and_search_parameters() -> None:
-    assert set(SPEC["paths"]) == {HEALTH, SEARCH, MIRRORS + "{session_id}", MIRRORS + "{session_id}/transcript"}
+    assert set(SPEC["paths"]) == {
+        HEALTH,
+        SEARCH,
+        MIRRORS + "{session_id}",
+        MIRRORS + "{session_id}/transcript",
+    }
     params = {p["name"] for p in SPEC["paths"][SEARCH]["get"]["parameters"]}
     assert params == SEARCH_PARAMS
     assert all(list(item) == ["get"] for item in SPEC["paths"].values())
@@ -98,12 +117,19 @@ def test_every_answer_of_the_running_daemon_fits_the_spec(daemon: Daemon) -> Non
     assert _check(daemon, HEALTH, HEALTH, None) == 200
     assert _check(daemon, HEALTH, HEALTH, t) == 200
     assert _check(daemon, SEARCH, SEARCH + "?q=hello", t) == 200
-    assert _check(daemon, SEARCH, SEARCH + "?q=hello&messages=1&marks=1&limit=3&mode=keyword", t) == 200
+    assert (
+        _check(daemon, SEARCH, SEARCH + "?q=hello&messages=1&marks=1&limit=3&mode=keyword", t)
+        == 200
+    )
     assert _check(daemon, SEARCH, SEARCH + "?q=hello&agent=import&since=0&decay=0.01", t) == 200
     mirror, transcript = MIRRORS + "{session_id}", MIRRORS + "{session_id}/transcript"
     assert _check(daemon, mirror, MIRRORS + "s1", t) == 200
     assert _check(daemon, transcript, MIRRORS + "s1/transcript", t) == 200
-    for route, path in ((SEARCH, SEARCH + "?q=x"), (mirror, MIRRORS + "s1"), (transcript, MIRRORS + "s1/transcript")):
+    for route, path in (
+        (SEARCH, SEARCH + "?q=x"),
+        (mirror, MIRRORS + "s1"),
+        (transcript, MIRRORS + "s1/transcript"),
+    ):
         assert _check(daemon, route, path, None) == 401
         assert _check(daemon, route, path, t, Origin="http://evil") == 403
     assert _check(daemon, SEARCH, SEARCH + "?q=x&bogus=1", t) == 400

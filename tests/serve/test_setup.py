@@ -47,9 +47,15 @@ def test_peers_add_list_remove_keep_the_rest_of_config(
     (recall_home / "config.toml").write_text('computer = "lap"\n[agents.claude]\nenabled = false\n')
     tok = tmp_path / "desk.token"
     tok.write_text("abc123\n")
-    assert call(capsys, "peers", "add", "desk", "http://127.0.0.1:9001", "--token-file", str(tok))[0] == 0
-    assert call(capsys, "peers", "add", "build-2", "https://build:8765/recall", "--timeout", "2")[0] == 0
-    code, out, err = call(capsys, "peers", "add", "desk", "http://x:1")
+    assert (
+        call(capsys, "peers", "add", "desk", "http://127.0.0.1:9001", "--token-file", str(tok))[0]
+        == 0
+    )
+    assert (
+        call(capsys, "peers", "add", "build-2", "https://build:8765/recall", "--timeout", "2")[0]
+        == 0
+    )
+    code, _out, err = call(capsys, "peers", "add", "desk", "http://x:1")
     assert code == 2 and "exists" in err
     for bad in ("local", "all", "has space", ""):
         assert call(capsys, "peers", "add", bad, "http://x:1")[0] == 2
@@ -63,10 +69,14 @@ def test_peers_add_list_remove_keep_the_rest_of_config(
         ("build-2", "https://build:8765/recall", 2.0),
     ]
     text = (recall_home / "config.toml").read_text()
-    assert "abc123" not in text and text.startswith('computer = "lap"\n[agents.claude]\nenabled = false\n')
+    assert "abc123" not in text and text.startswith(
+        'computer = "lap"\n[agents.claude]\nenabled = false\n'
+    )
     assert call(capsys, "peers", "remove", "desk")[0] == 0
     assert call(capsys, "peers", "remove", "desk")[0] == 2
-    assert [p["name"] for p in json.loads(call(capsys, "peers", "list", "--json")[1])] == ["build-2"]
+    assert [p["name"] for p in json.loads(call(capsys, "peers", "list", "--json")[1])] == [
+        "build-2"
+    ]
 
 
 def test_peers_test_reports_each_peer(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -74,21 +84,31 @@ def test_peers_test_reports_each_peer(tmp_path: Path, capsys: pytest.CaptureFixt
     user.mkdir()
     home = tmp_path / "desk"
     home.mkdir()
-    ingest_lines(env_for(home, "desk", user), tmp_path / "d.jsonl", [{"session": "d1", "role": "user", "text": "hi"}])
+    ingest_lines(
+        env_for(home, "desk", user),
+        tmp_path / "d.jsonl",
+        [{"session": "d1", "role": "user", "text": "hi"}],
+    )
     d = start(home, "desk", user)
     try:
         wrong = tmp_path / "wrong.token"
         wrong.write_text("not-the-token\n")
         call(capsys, "peers", "add", "desk", d.url, "--token-file", str(home / "serve.token"))
         call(capsys, "peers", "add", "desk-bad", d.url, "--token-file", str(wrong))
-        code, out, err = call(capsys, "peers", "test")
+        code, out, _ = call(capsys, "peers", "test")
         assert code == 1
         lines = out.splitlines()
-        assert lines[0].startswith("desk ") and "ok    desk, recall" in lines[0] and "1 sessions" in lines[0]
+        assert (
+            lines[0].startswith("desk ")
+            and "ok    desk, recall" in lines[0]
+            and "1 sessions" in lines[0]
+        )
         assert "FAIL  reachable, but the token was refused" in lines[1]
-        code, out, err = call(capsys, "peers", "test", "desk", "--json")
+        code, out, _err = call(capsys, "peers", "test", "desk", "--json")
         report = json.loads(out)[0]
-        assert code == 0 and report["sessions"] == 1 and report["api"] == 1 and report["error"] is None
+        assert (
+            code == 0 and report["sessions"] == 1 and report["api"] == 1 and report["error"] is None
+        )
     finally:
         d.stop()
 
@@ -97,14 +117,14 @@ def test_service_files_are_written_shown_and_removed(
     recall_home: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     home = Path.home()  # the fake HOME of every test
-    code, out, err = call(capsys, "service", "install", "--platform", "linux", "--no-start")
+    code, out, _ = call(capsys, "service", "install", "--platform", "linux", "--no-start")
     unit = home / ".config" / "systemd" / "user" / "recall.service"
     assert code == 0 and f"wrote {unit}" in out
     text = unit.read_text()
     assert "-m recall serve" in text and f"Environment=RECALL_HOME={recall_home}" in text
     assert "WantedBy=default.target" in text and text in out
     assert "systemctl --user enable --now recall.service" in out
-    code, out, err = call(capsys, "service", "status", "--platform", "linux")
+    code, out, _err = call(capsys, "service", "status", "--platform", "linux")
     assert code == 1 and "present" in out and "not running" in out
     assert call(capsys, "service", "uninstall", "--platform", "linux", "--no-start")[0] == 0
     assert not unit.exists()
@@ -125,7 +145,9 @@ def test_a_local_search_is_answered_by_the_warm_daemon(tmp_path: Path) -> None:
     env = env_for(home, "box", user, embedding="local")
     records = [
         {"session": f"s{i}", "role": "user", "text": t}
-        for i, t in enumerate(["the retry budget for kafka", "a recipe for bread", "pandas dataframes"])
+        for i, t in enumerate(
+            ["the retry budget for kafka", "a recipe for bread", "pandas dataframes"]
+        )
     ]
     ingest_lines(env, tmp_path / "x.jsonl", records)
     assert recall(env, "embed", "--quiet").returncode == 0

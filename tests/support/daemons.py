@@ -55,7 +55,9 @@ def env_for(home: Path, name: str, user_home: Path, **extra: str) -> dict[str, s
     return env
 
 
-def recall(env: dict[str, str], *argv: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+def recall(
+    env: dict[str, str], *argv: str, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "recall", *argv],
         capture_output=True,
@@ -103,7 +105,9 @@ def start(home: Path, name: str, user_home: Path, *args: str, **extra: str) -> D
     raise AssertionError(f"{name} did not start within {START_S}s: {log.read_text()}")
 
 
-def raw(port: int, data: bytes, timeout: float = 10.0, tls: object = None) -> tuple[int | None, bytes]:
+def raw(
+    port: int, data: bytes, timeout: float = 10.0, tls: object = None
+) -> tuple[int | None, bytes]:
     """Send raw bytes; (status, whole reply) once the server closes, (None, b"") if it sent nothing."""
     sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
     try:
@@ -120,7 +124,9 @@ def raw(port: int, data: bytes, timeout: float = 10.0, tls: object = None) -> tu
     return int(reply.split(b" ", 2)[1]), reply
 
 
-def get(port: int, path: str, token: str | None = None, headers: dict[str, str] | None = None) -> tuple[int | None, bytes]:
+def get(
+    port: int, path: str, token: str | None = None, headers: dict[str, str] | None = None
+) -> tuple[int | None, bytes]:
     lines = [f"GET {path} HTTP/1.1", f"Host: 127.0.0.1:{port}", "Connection: close"]
     if token is not None:
         lines.append(f"Authorization: Bearer {token}")

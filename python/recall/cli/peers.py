@@ -8,14 +8,18 @@ from typing import Any
 
 
 def add_parser(subs: Any) -> None:
-    p = subs.add_parser("peers", help="other computers' daemons to search (add, list, remove, test)")
+    p = subs.add_parser(
+        "peers", help="other computers' daemons to search (add, list, remove, test)"
+    )
     acts = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     a = acts.add_parser("add", help="name a peer: recall peers add desk http://127.0.0.1:9001")
     a.add_argument("name", help="what --computer will take (letters, digits, - _ .)")
     a.add_argument("url", help="the peer daemon's base URL, http:// or https://")
     a.add_argument("--token-file", metavar="F", help="a file holding the peer's token")
     a.add_argument("--timeout", type=float, default=5.0, metavar="S", help="seconds (default 5)")
-    a.add_argument("--ca-file", metavar="F", help="certificate to trust for a self-signed https peer")
+    a.add_argument(
+        "--ca-file", metavar="F", help="certificate to trust for a self-signed https peer"
+    )
     acts.add_parser("list", help="the peers in config").add_argument("--json", action="store_true")
     r = acts.add_parser("remove", help="forget a peer")
     r.add_argument("name")

@@ -7,8 +7,8 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from recall.search.modes import Outcome
     from recall.peers.protocol import SearchRequest
+    from recall.search.modes import Outcome
 
 
 def add_parser(subs: Any) -> None:
@@ -65,8 +65,8 @@ def add_parser(subs: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from recall.cli.render import day, highlight, print_json, short_id, use_color, wrap
     from recall.errors import UsageError
-    from recall.search.results import MAX_LIMIT, plain
     from recall.peers.protocol import SearchRequest
+    from recall.search.results import MAX_LIMIT, plain
     from recall.timeutil import parse_when
 
     if not 1 <= args.limit <= MAX_LIMIT:

@@ -22,9 +22,9 @@ def add_parser(subs: Any) -> None:
 
 def _new_token() -> str:
     from recall import config
+    from recall.peers.auth import make_token
     from recall.peers.configfile import write_managed
     from recall.record import replace
-    from recall.peers.auth import make_token
 
     config.forget_loaded()  # rewrite what the file holds now
     cfg = config.load_config()
@@ -50,7 +50,8 @@ def run(args: argparse.Namespace) -> int:
         if not is_loopback(host):
             raise UsageError(
                 f"refusing to listen on {host} beyond loopback without a token: "
-                "run `recall serve --new-token`, give the token file to your peers, then start again"
+                "run `recall serve --new-token`, give the token file to your peers, "
+                "then start again"
             )
         sys.stderr.write(_new_token() + "\n")
 

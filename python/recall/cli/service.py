@@ -23,7 +23,9 @@ def add_parser(subs: Any) -> None:
     p = subs.add_parser("service", help="run `recall serve` at login (systemd user unit, launchd)")
     p.add_argument("action", choices=("install", "uninstall", "status"))
     p.add_argument(
-        "--no-start", action="store_true", help="only write or remove the file; leave the manager be"
+        "--no-start",
+        action="store_true",
+        help="only write or remove the file; leave the manager be",
     )
     p.add_argument(
         "--platform", choices=("linux", "macos"), help="which kind of file (default: this system's)"
@@ -40,7 +42,9 @@ def _platform(asked: str | None) -> str:
         return "macos"
     if sys.platform.startswith("linux"):
         return "linux"
-    raise UsageError("recall service knows systemd (Linux) and launchd (macOS); run `recall serve` yourself here")
+    raise UsageError(
+        "recall service knows systemd (Linux) and launchd (macOS); run `recall serve` yourself here"
+    )
 
 
 def _command() -> list[str]:
@@ -123,7 +127,10 @@ def run(args: argparse.Namespace) -> int:
         path.write_text(text, encoding="utf-8")
         print(f"wrote {path}:\n\n{text}")
         steps = (
-            [["systemctl", "--user", "daemon-reload"], ["systemctl", "--user", "enable", "--now", UNIT]]
+            [
+                ["systemctl", "--user", "daemon-reload"],
+                ["systemctl", "--user", "enable", "--now", UNIT],
+            ]
             if kind == "linux"
             else [["launchctl", "load", "-w", str(path)]]
         )
@@ -153,8 +160,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _status(kind: str, path: Path) -> int:
-    from recall.peers.warm import local_daemon
     from recall.peers.protocol import HEALTH
+    from recall.peers.warm import local_daemon
 
     print(f"service file: {path} ({'present' if path.exists() else 'absent'})")
     daemon = local_daemon()
@@ -168,5 +175,6 @@ def _status(kind: str, path: Path) -> int:
     except PeerError as exc:
         print(f"daemon: not answering at {daemon.url}: {exc}")
         return 1
-    print(f"daemon: running at {daemon.url}, computer {data.get('computer')}, {data.get('sessions')} sessions")
+    who, held = data.get("computer"), data.get("sessions")
+    print(f"daemon: running at {daemon.url}, computer {who}, {held} sessions")
     return 0

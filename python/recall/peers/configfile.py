@@ -74,7 +74,9 @@ def write_managed(serve: config.ServeConfig, peers: list[config.PeerConfig]) -> 
             skipping = opens
         if not skipping:
             kept.append(line)
-    serve_values = {k: v for k, v in to_builtins(serve).items() if v != to_builtins(config.ServeConfig()).get(k)}
+    serve_values = {
+        k: v for k, v in to_builtins(serve).items() if v != to_builtins(config.ServeConfig()).get(k)
+    }
     blocks = []
     if serve_values:
         blocks.append(_table("[serve]", serve_values))

@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any
 from recall import config
 from recall.peers.client import PeerError
 from recall.peers.merge import merge
+from recall.peers.protocol import SEARCH, SearchRequest
 from recall.peers.registry import resolve, target
 from recall.peers.wire import outcome_of
 from recall.search.results import SearchOutput
-from recall.peers.protocol import SEARCH, SearchRequest
 
 if TYPE_CHECKING:
     from recall.search.modes import Outcome
@@ -44,7 +44,9 @@ def search_computers(request: SearchRequest, names: list[str], local: LocalSearc
     if here:
         from recall.peers.warm import ask_daemon
 
-        jobs.append((config.computer_name(), float("inf"), lambda: ask_daemon(request) or local(request)))
+        jobs.append(
+            (config.computer_name(), float("inf"), lambda: ask_daemon(request) or local(request))
+        )
     for peer in chosen:
         jobs.append((peer.name, peer.timeout, lambda p=peer: _ask_peer(p, request)))  # type: ignore[misc]
     answers: dict[str, Any] = {}
@@ -52,7 +54,7 @@ def search_computers(request: SearchRequest, names: list[str], local: LocalSearc
     def run(name: str, job: Callable[[], Answer]) -> None:
         try:
             answers[name] = job()
-        except Exception as exc:  # noqa: BLE001 - every failure is that computer's one line
+        except Exception as exc:
             answers[name] = exc
 
     started = time.monotonic()
@@ -70,7 +72,7 @@ def search_computers(request: SearchRequest, names: list[str], local: LocalSearc
         elif isinstance(got, PeerError):
             errors.append({"computer": name, "error": str(got)})
         elif isinstance(got, BaseException):
-            if not jobs[0][0] == name or not here:
+            if jobs[0][0] != name or not here:
                 errors.append({"computer": name, "error": f"{type(got).__name__}: {got}"})
             else:
                 raise got  # this computer's own error is the command's error

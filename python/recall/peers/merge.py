@@ -5,13 +5,16 @@ index's statistics; hybrid scores are fused ranks). Two fair signals remain:
 each computer's own ranks, and the core's BM25 over every candidate's title
 and snippet, computed on the merged pool. Alone, ranks interleave the
 computers blindly and BM25 sees only snippets; fused by reciprocal rank
-(`both`, the default) they came within 0.01–0.03 of one index holding every
+(`both`, the default) they came within 0.045 of one index holding every
 session on LongMemEval split across three computers, where either alone lost
-0.06–0.19 of ndcg_any@5 (bench/merge_eval.py; figures in docs/serve.md).
+0.09–0.19 of ndcg_any@5 (bench/merge_eval.py; figures in docs/serve.md).
 Ties go to the newer result.
 """
 
 from __future__ import annotations
+
+import functools
+import operator
 
 from recall import _accel
 from recall.search.results import Result, plain
@@ -43,7 +46,9 @@ def bm25(query: str, lists: list[list[Result]], limit: int) -> list[Result]:
         return []
     docs = [f"{r.title or ''}\n{plain(r.snippet)}" for r in pool]
     scores = _accel.bm25_scores(query, docs)
-    ranked = sorted(zip(scores, pool, strict=True), key=lambda t: (t[0], _date_key(t[1])), reverse=True)
+    ranked = sorted(
+        zip(scores, pool, strict=True), key=lambda t: (t[0], _date_key(t[1])), reverse=True
+    )
     out = []
     for score, r in ranked[:limit]:
         r.score = round(float(score), 6)
@@ -53,7 +58,7 @@ def bm25(query: str, lists: list[list[Result]], limit: int) -> list[Result]:
 
 def both(query: str, lists: list[list[Result]], limit: int) -> list[Result]:
     """Reciprocal-rank fusion of the two merges above: each computer's ranks and BM25's."""
-    by_rank = rrf([list(rs) for rs in lists], len(sum(lists, [])))
+    by_rank = rrf([list(rs) for rs in lists], len(functools.reduce(operator.iadd, lists, [])))
     rescored = bm25(query, [list(rs) for rs in lists], len(by_rank))
     key = {id(r): n for n, r in enumerate(by_rank)}
     fused: dict[int, float] = {}

@@ -6,9 +6,9 @@ import time
 
 from recall import config
 from recall.peers.client import PeerError
+from recall.peers.protocol import HEALTH
 from recall.peers.registry import target
 from recall.record import Record
-from recall.peers.protocol import HEALTH
 
 
 class Probe(Record):

@@ -29,7 +29,11 @@ def find(name: str) -> config.PeerConfig:
 
 def _known_note() -> str:
     names = [p.name for p in peers()]
-    return f" (peers: {', '.join(names)}; or local)" if names else " (no peers yet: `recall peers add`)"
+    return (
+        f" (peers: {', '.join(names)}; or local)"
+        if names
+        else " (no peers yet: `recall peers add`)"
+    )
 
 
 def is_local(name: str) -> bool:

@@ -11,7 +11,7 @@ from recall.store.queries import Mirror
 
 
 def is_remote(name: str) -> bool:
-    """Whether `--computer NAME` names a peer (else this computer); unknown names are usage errors."""
+    """Whether `--computer NAME` names a peer, not this computer; unknown names: UsageError."""
     if is_local(name):
         return False
     find(name)

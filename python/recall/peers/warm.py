@@ -38,8 +38,8 @@ def local_daemon() -> Target | None:
         return None
     except OSError:  # alive, another user's: not ours to ask
         return None
-    from recall.peers.client import Target  # http.client and ssl: only with a daemon to ask
     from recall.peers.auth import read_token, token_path
+    from recall.peers.client import Target  # http.client and ssl: only with a daemon to ask
 
     try:
         token = read_token(token_path())

@@ -22,6 +22,6 @@ def outcome_of(data: Any) -> tuple[Outcome, bool]:
     output = decode({**data, "results": []}, SearchOutput)
     assert isinstance(output, SearchOutput)
     output.results = [r for r in results if isinstance(r, Result)]
-    mode = data.get("mode") if isinstance(data.get("mode"), str) else "keyword"
+    mode = str(data.get("mode") or "keyword")
     note = data.get("note") if isinstance(data.get("note"), str) else None
     return Outcome(output, mode, note), bool(data.get("indexed", True))

@@ -33,7 +33,7 @@ def is_loopback(host: str) -> bool:
         infos = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
     except socket.gaierror as exc:
         raise UsageError(f"cannot bind to {host!r}: {exc.strerror}") from None
-    return all(ipaddress.ip_address(i[4][0].split("%")[0]).is_loopback for i in infos)
+    return all(ipaddress.ip_address(str(i[4][0]).split("%")[0]).is_loopback for i in infos)
 
 
 def tls_context(cfg: config.ServeConfig) -> ssl.SSLContext | None:
@@ -120,7 +120,9 @@ def serve(host: str, port: int, announce: Callable[[str], None], worker: bool = 
     loop.start()
     bound = server.server_address
     scheme = "https" if tls else "http"
-    announce(f"recall serve: {computer} listening on {scheme}://{_hostport(bound)} (API {API_VERSION})")
+    announce(
+        f"recall serve: {computer} listening on {scheme}://{_hostport(bound)} (API {API_VERSION})"
+    )
     if worker:
         jobs.start()
     try:

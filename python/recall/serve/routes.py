@@ -13,8 +13,8 @@ from typing import Any
 
 from recall import __version__
 from recall.errors import UsageError
-from recall.record import to_builtins
 from recall.peers.protocol import API_VERSION, parse_search
+from recall.record import to_builtins
 
 MAX_ID = 512
 

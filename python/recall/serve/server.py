@@ -27,11 +27,11 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from recall.errors import ConfigError, NotFoundError, RecallError, StoreError, UsageError
+from recall.peers.auth import check_bearer
+from recall.peers.protocol import API_HEADER, API_VERSION, HEALTH, MIRRORS, SEARCH, TOKEN_PARAMS
 from recall.record import Record
 from recall.serve import routes
-from recall.peers.auth import check_bearer
 from recall.serve.bounded import BODY_BYTES, RESPONSE_TIMEOUT, HeadReader, HeadTooLarge
-from recall.peers.protocol import API_HEADER, API_VERSION, HEALTH, MIRRORS, SEARCH, TOKEN_PARAMS
 
 BROWSER_HEADERS = ("Origin", "Sec-Fetch-Site", "Sec-Fetch-Mode")
 _BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
@@ -215,7 +215,9 @@ class Handler(BaseHTTPRequestHandler):
         authorized = check_bearer(self.headers.get("Authorization"), settings.token_sha256)
         if parts.path == HEALTH:
             self.route = HEALTH
-            return self.run_route(lambda: routes.health(settings.computer, authorized and settings.detail or None))
+            return self.run_route(
+                lambda: routes.health(settings.computer, (authorized and settings.detail) or None)
+            )
         if not authorized:
             return self.send_error(401, "a valid `Authorization: Bearer <token>` is required")
         self.dispatch(parts.path, params)
@@ -270,7 +272,9 @@ class Handler(BaseHTTPRequestHandler):
             return self.send_error(400, str(exc))
         except Exception as exc:  # a bug: one line in the log, no traceback to the client
             log_line(f"internal error on {self.route}: {type(exc).__name__}: {exc}")
-            return self.reply(500, {"error": "internal error (see the daemon's log)", "status": 500})
+            return self.reply(
+                500, {"error": "internal error (see the daemon's log)", "status": 500}
+            )
         if raw:
             self.send(200, "application/octet-stream", data)
         else:
@@ -289,11 +293,15 @@ class Server(ThreadingHTTPServer):
         self.slots = threading.BoundedSemaphore(settings.max_connections)
         infos = socket.getaddrinfo(settings.host, settings.port, type=socket.SOCK_STREAM)
         self.address_family = infos[0][0]
-        super().__init__(infos[0][4][:2], Handler)
+        host, port = str(infos[0][4][0]), int(infos[0][4][1])
+        super().__init__((host, port), Handler)
 
     def server_bind(self) -> None:  # the stdlib's looks up a FQDN, which can stall on DNS
         socketserver.TCPServer.server_bind(self)
-        self.server_name, self.server_port = str(self.server_address[0]), int(self.server_address[1])
+        self.server_name, self.server_port = (
+            str(self.server_address[0]),
+            int(self.server_address[1]),
+        )
 
     def get_request(self) -> tuple[Any, Any]:
         sock, addr = self.socket.accept()
