@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import plistlib
 import stat
+import time
 from pathlib import Path
 
 import pytest
@@ -165,3 +166,35 @@ def test_a_local_search_is_answered_by_the_warm_daemon(tmp_path: Path) -> None:
     assert d.log_text().count("GET /api/mirrors/search 200") == 2
     gone = recall(env, "search", "library for data analysis", "--json")  # no daemon: in-process
     assert json.loads(gone.stdout) == json.loads(cold.stdout)
+
+
+def test_sigterm_lets_a_request_in_flight_finish(tmp_path: Path) -> None:
+    import socket
+
+    user = tmp_path / "u"
+    user.mkdir()
+    home = tmp_path / "h"
+    home.mkdir()
+    ingest_lines(
+        env_for(home, "box", user),
+        tmp_path / "x.jsonl",
+        [{"session": "s1", "role": "user", "text": "in flight"}],
+    )
+    d = start(home, "box", user)
+    sock = socket.create_connection(("127.0.0.1", d.port), timeout=10)
+    sock.sendall(b"GET /api/mirrors/s1 HTTP/1.1\r\nHost: localhost\r\n")  # half a request
+    time.sleep(0.3)
+    d.proc.terminate()
+    time.sleep(0.5)
+    assert d.proc.poll() is None  # still waiting for the request it accepted
+    sock.sendall(f"Authorization: Bearer {d.token}\r\n\r\n".encode())
+    reply = b""
+    while chunk := sock.recv(65536):
+        reply += chunk
+    sock.close()
+    assert reply.startswith(b"HTTP/1.0 200") and b"in flight" in reply
+    assert d.proc.wait(30) == 0
+    assert not (home / "serve.json").exists()
+    assert "stopping: finishing requests in flight" in d.log_text()
+    with pytest.raises(OSError):  # no longer listening
+        socket.create_connection(("127.0.0.1", d.port), timeout=2).close()
