@@ -8,14 +8,12 @@ process to prove `recall.semantic` stays unloaded.
 from __future__ import annotations
 
 import ast
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from clihelp import call
+from daemons import modules_after
 from paths import REPO
 
 PACKAGE = REPO / "python" / "recall"
@@ -115,22 +113,7 @@ def test_every_folder_says_what_it_owns() -> None:
 
 
 def _loaded_after(argv: list[str], env: dict[str, str]) -> list[str]:
-    probe = (
-        "import sys, runpy\n"
-        "sys.argv = ['recall', *sys.argv[1:]]\n"
-        "try:\n    runpy.run_module('recall', run_name='__main__')\n"
-        "except SystemExit:\n    pass\n"
-        "print(' '.join(sorted(m for m in sys.modules if m.startswith('recall.'))))\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", probe, *argv],
-        capture_output=True,
-        text=True,
-        env={**os.environ, **env},
-        timeout=120,
-        check=False,
-    )
-    return done.stdout.split()
+    return sorted(m for m in modules_after(argv, env=env) if m.startswith("recall."))
 
 
 def test_a_keyword_search_never_enters_semantic(

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from clihelp import call
-from daemons import Daemon, env_for, get, ingest_lines, recall, start
+from daemons import Daemon, env_for, get, recall, serve_one
 
 QUERY = "auth refactor"
 
@@ -30,17 +30,10 @@ def _records(computer: str, n: int) -> list[dict[str, str]]:
 
 @pytest.fixture
 def three(tmp_path: Path) -> Iterator[dict[str, Daemon]]:
-    user_home = tmp_path / "user"
-    user_home.mkdir()
     daemons = {}
     try:
         for name, n in (("laptop", 3), ("desk", 2), ("build", 2)):
-            home = tmp_path / name
-            home.mkdir()
-            ingest_lines(
-                env_for(home, name, user_home), tmp_path / f"{name}.jsonl", _records(name, n)
-            )
-            daemons[name] = start(home, name, user_home)
+            daemons[name] = serve_one(tmp_path, name, _records(name, n))
         yield daemons
     finally:
         for d in daemons.values():

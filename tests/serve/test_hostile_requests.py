@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from daemons import Daemon, body_json, env_for, get, ingest_lines, raw, start
+from daemons import Daemon, body_json, get, raw, serve_one
 
 TIMEOUT_S = 2  # the daemon's request_timeout in these tests
 SECRET = "root:x:0:0:this-file-is-outside-the-index"
@@ -22,17 +22,9 @@ SECRET = "root:x:0:0:this-file-is-outside-the-index"
 
 @pytest.fixture
 def daemon(tmp_path: Path) -> Iterator[Daemon]:
-    user_home = tmp_path / "user"
-    user_home.mkdir()
-    home = tmp_path / "d"
-    home.mkdir()
-    (home / "config.toml").write_text(
-        f"[serve]\nrequest_timeout = {TIMEOUT_S}\nmax_connections = 16\n", encoding="utf-8"
-    )
     (tmp_path / "passwd").write_text(SECRET, encoding="utf-8")
-    env = env_for(home, "box", user_home)
-    ingest_lines(env, tmp_path / "one.jsonl", [{"session": "s1", "role": "user", "text": "hello"}])
-    d = start(home, "box", user_home)
+    config = f"[serve]\nrequest_timeout = {TIMEOUT_S}\nmax_connections = 16\n"
+    d = serve_one(tmp_path, "box", [{"session": "s1", "role": "user", "text": "hello"}], config)
     yield d
     assert d.stop(wait_s=30) == 0
     log = d.log_text()
@@ -239,20 +231,10 @@ def test_tls_a_client_that_never_handshakes_blocks_nobody(
     if shutil.which("openssl") is None:
         pytest.skip("no openssl CLI to make a self-signed certificate")
     cert, key = _self_signed(tmp_path)
-    user_home = tmp_path / "user"
-    user_home.mkdir()
-    home = tmp_path / "tls"
-    home.mkdir()
-    (home / "config.toml").write_text(
-        f'[serve]\nrequest_timeout = {TIMEOUT_S}\ntls_cert = "{cert}"\ntls_key = "{key}"\n',
-        encoding="utf-8",
-    )
-    ingest_lines(
-        env_for(home, "tlsbox", user_home),
-        tmp_path / "t.jsonl",
-        [{"session": "t1", "role": "user", "text": "secure hello"}],
-    )
-    d = start(home, "tlsbox", user_home)
+    config = f'[serve]\nrequest_timeout = {TIMEOUT_S}\ntls_cert = "{cert}"\ntls_key = "{key}"\n'
+    records = [{"session": "t1", "role": "user", "text": "secure hello"}]
+    d = serve_one(tmp_path, "tlsbox", records, config)
+    home = d.home
     try:
         stalled = [socket.create_connection(("127.0.0.1", d.port), timeout=10) for _ in range(5)]
         ctx = ssl.create_default_context(cafile=str(cert))

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from daemons import Daemon, env_for, get, ingest_lines, start
+from daemons import Daemon, get, serve_one
 from paths import REPO
 from recall.peers.protocol import HEALTH, MIRRORS, SEARCH, SEARCH_PARAMS
 
@@ -62,24 +62,16 @@ def conforms(value: Any, schema: dict[str, Any], where: str = "$") -> None:
 @pytest.fixture(scope="module")
 def daemon(tmp_path_factory: pytest.TempPathFactory) -> Any:
     root = tmp_path_factory.mktemp("openapi")
-    user = root / "u"
-    user.mkdir()
-    home = root / "h"
-    home.mkdir()
-    ingest_lines(
-        env_for(home, "box", user),
-        root / "t.jsonl",
-        [
-            {
-                "session": "s1",
-                "role": "user",
-                "text": "hello openapi",
-                "timestamp": "2026-03-01T10:00:00+00:00",
-            },
-            {"session": "s1", "role": "assistant", "text": "hello back"},
-        ],
-    )
-    d = start(home, "box", user)
+    records = [
+        {
+            "session": "s1",
+            "role": "user",
+            "text": "hello openapi",
+            "timestamp": "2026-03-01T10:00:00+00:00",
+        },
+        {"session": "s1", "role": "assistant", "text": "hello back"},
+    ]
+    d = serve_one(root, "box", records)
     yield d
     d.stop()
 

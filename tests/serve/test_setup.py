@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from clihelp import call
-from daemons import env_for, ingest_lines, recall, start
+from daemons import env_for, ingest_lines, recall, serve_one, start
 
 
 def test_beyond_loopback_needs_a_token_and_the_token_file_is_private(
@@ -81,16 +81,8 @@ def test_peers_add_list_remove_keep_the_rest_of_config(
 
 
 def test_peers_test_reports_each_peer(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    user = tmp_path / "u"
-    user.mkdir()
-    home = tmp_path / "desk"
-    home.mkdir()
-    ingest_lines(
-        env_for(home, "desk", user),
-        tmp_path / "d.jsonl",
-        [{"session": "d1", "role": "user", "text": "hi"}],
-    )
-    d = start(home, "desk", user)
+    d = serve_one(tmp_path, "desk", [{"session": "d1", "role": "user", "text": "hi"}])
+    home = d.home
     try:
         wrong = tmp_path / "wrong.token"
         wrong.write_text("not-the-token\n")
@@ -171,16 +163,8 @@ def test_a_local_search_is_answered_by_the_warm_daemon(tmp_path: Path) -> None:
 def test_sigterm_lets_a_request_in_flight_finish(tmp_path: Path) -> None:
     import socket
 
-    user = tmp_path / "u"
-    user.mkdir()
-    home = tmp_path / "h"
-    home.mkdir()
-    ingest_lines(
-        env_for(home, "box", user),
-        tmp_path / "x.jsonl",
-        [{"session": "s1", "role": "user", "text": "in flight"}],
-    )
-    d = start(home, "box", user)
+    d = serve_one(tmp_path, "box", [{"session": "s1", "role": "user", "text": "in flight"}])
+    home = d.home
     sock = socket.create_connection(("127.0.0.1", d.port), timeout=10)
     sock.sendall(b"GET /api/mirrors/s1 HTTP/1.1\r\nHost: localhost\r\n")  # half a request
     time.sleep(0.3)

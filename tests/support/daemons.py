@@ -136,3 +136,40 @@ def get(
 
 def body_json(reply: bytes) -> object:
     return json.loads(reply.split(b"\r\n\r\n", 1)[1])
+
+
+def serve_one(
+    root: Path, name: str, records: list[dict[str, str]], config: str = "", **extra: str
+) -> Daemon:
+    """A daemon for computer `name` under `root`: its index holds `records`, its
+    config.toml is `config`; `extra` are environment settings (`embedding="local"`)."""
+    user = root / "user"
+    user.mkdir(exist_ok=True)
+    home = root / name
+    home.mkdir()
+    if config:
+        (home / "config.toml").write_text(config, encoding="utf-8")
+    ingest_lines(env_for(home, name, user, **extra), root / f"{name}.jsonl", records)
+    return start(home, name, user, **extra)
+
+
+def modules_after(
+    argv: list[str], stdin: bytes = b"", env: dict[str, str] | None = None
+) -> set[str]:
+    """Every module a `recall ARGV` process had imported when it finished."""
+    probe = (
+        "import sys, runpy\n"
+        "sys.argv = ['recall', *sys.argv[1:]]\n"
+        "try:\n    runpy.run_module('recall', run_name='__main__')\n"
+        "except SystemExit:\n    pass\n"
+        "sys.stderr.write('\\nMODULES ' + ' '.join(sorted(sys.modules)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, *argv],
+        input=stdin,
+        capture_output=True,
+        env={**os.environ, **(env or {})},
+        timeout=120,
+        check=False,
+    )
+    return set(done.stderr.decode().rpartition("\nMODULES ")[2].split())
