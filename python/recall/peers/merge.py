@@ -5,9 +5,9 @@ index's statistics; hybrid scores are fused ranks). Two fair signals remain:
 each computer's own ranks, and the core's BM25 over every candidate's title
 and snippet, computed on the merged pool. Alone, ranks interleave the
 computers blindly and BM25 sees only snippets; fused by reciprocal rank
-(`both`, the default) they came within 0.045 of one index holding every
-session on LongMemEval split across three computers, where either alone lost
-0.09–0.19 of ndcg_any@5 (bench/merge_eval.py; figures in docs/serve.md).
+(`both`, the default) they came within 0.055 of one index holding every
+session on LongMemEval split across three computers (two splits, keyword and
+hybrid search), where either alone lost 0.09–0.23 of ndcg_any@5 (bench/merge_eval.py; figures in docs/serve.md).
 Ties go to the newer result.
 """
 

@@ -81,6 +81,8 @@ def save(new: list[config.PeerConfig]) -> str:
 
 def add(peer: config.PeerConfig) -> str:
     check_name(peer.name)
+    if peer.name == config.computer_name():
+        raise UsageError(f"{peer.name!r} is this computer's own name: give the peer another")
     Target(peer.url, None, peer.timeout)  # the URL is checked before anything is written
     if any(p.name == peer.name for p in peers()):
         raise UsageError(f"a peer named {peer.name!r} exists: `recall peers remove` it first")
