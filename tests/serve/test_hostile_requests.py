@@ -224,7 +224,7 @@ def _self_signed(folder: Path) -> tuple[Path, Path]:
 
 
 def test_tls_a_client_that_never_handshakes_blocks_nobody(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import shutil
 
@@ -255,6 +255,18 @@ def test_tls_a_client_that_never_handshakes_blocks_nobody(
             s.close()
         # plain HTTP to a TLS port: refused, no answer in clear
         _refused(raw(d.port, b"GET /api/health HTTP/1.1\r\nHost: localhost\r\n\r\n")[0])
+        # this computer's own CLI reaches it over TLS, trusting exactly its certificate
+        from recall.config import forget_loaded
+        from recall.peers.protocol import HEALTH
+        from recall.peers.warm import local_daemon
+
+        with monkeypatch.context() as m:
+            m.setenv("RECALL_HOME", str(home))
+            forget_loaded()
+            own = local_daemon()
+            assert own is not None and own.https
+            assert own.get_json(HEALTH)["sessions"] == 1
+        forget_loaded()
         # a peer that trusts the certificate searches it
         from clihelp import call
 

@@ -165,6 +165,11 @@ def test_sigterm_lets_a_request_in_flight_finish(tmp_path: Path) -> None:
 
     d = serve_one(tmp_path, "box", [{"session": "s1", "role": "user", "text": "in flight"}])
     home = d.home
+    second = recall(env_for(home, "box", tmp_path / "user"), "serve", "--port", "0")
+    assert (
+        second.returncode == 2
+        and f"a daemon already serves this index (pid {d.proc.pid}" in second.stderr
+    )
     sock = socket.create_connection(("127.0.0.1", d.port), timeout=10)
     sock.sendall(b"GET /api/mirrors/s1 HTTP/1.1\r\nHost: localhost\r\n")  # half a request
     time.sleep(0.3)

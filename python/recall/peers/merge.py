@@ -7,7 +7,8 @@ and snippet, computed on the merged pool. Alone, ranks interleave the
 computers blindly and BM25 sees only snippets; fused by reciprocal rank
 (`both`, the default) they came within 0.055 of one index holding every
 session on LongMemEval split across three computers (two splits, keyword and
-hybrid search), where either alone lost 0.09–0.23 of ndcg_any@5 (bench/merge_eval.py; figures in docs/serve.md).
+hybrid search), where either alone lost 0.09–0.23 of ndcg_any@5
+(bench/merge_eval.py; figures in docs/serve.md).
 Ties go to the newer result.
 """
 

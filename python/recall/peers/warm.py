@@ -30,7 +30,8 @@ def local_daemon() -> Target | None:
         pid, port, scheme = int(state["pid"]), int(state["port"]), str(state["scheme"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    if scheme != "http":  # its certificate names the host, not loopback: go in-process
+    cert = config.load_config().serve.tls_cert if scheme == "https" else None
+    if scheme not in ("http", "https") or (scheme == "https" and not cert):
         return None
     try:
         os.kill(pid, 0)
@@ -45,6 +46,8 @@ def local_daemon() -> Target | None:
         token = read_token(token_path())
     except ConfigError:
         return None
+    if cert:  # trust exactly our own certificate, whatever names it carries
+        return Target(f"https://127.0.0.1:{port}", token, TIMEOUT, os.path.expanduser(cert), False)
     return Target(f"http://127.0.0.1:{port}", token, TIMEOUT)
 
 

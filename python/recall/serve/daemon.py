@@ -76,6 +76,23 @@ def _write_state(server: Server, tls: bool) -> Path:
     return path
 
 
+def _refuse_second(path: Path) -> None:
+    """One daemon per index: a live one named in serve.json is a usage error."""
+    try:
+        state = json.loads(path.read_text(encoding="utf-8"))
+        pid, port = int(state["pid"]), int(state["port"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return  # a daemon that was killed left its file: harmless
+    except OSError:
+        pass
+    if pid != os.getpid():
+        raise UsageError(f"a daemon already serves this index (pid {pid}, port {port})")
+
+
 def _remove_state(path: Path) -> None:
     try:
         if json.loads(path.read_text(encoding="utf-8")).get("pid") == os.getpid():
@@ -90,6 +107,7 @@ def serve(host: str, port: int, announce: Callable[[str], None], worker: bool = 
         raise UsageError("no token yet: run `recall serve --new-token` first")
     if not 1 <= cfg.max_connections <= 1024 or not 0 < cfg.request_timeout <= 300:
         raise ConfigError("[serve] max_connections must be 1–1024, request_timeout 0–300 s")
+    _refuse_second(state_path())
     computer = config.computer_name()
     tls = tls_context(cfg)
     jobs = Worker(computer, cfg.sync_minutes * 60, log_line)
