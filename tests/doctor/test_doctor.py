@@ -74,6 +74,7 @@ def test_a_healthy_install_passes_every_check(
         "write lock": "ok",
         "hooks": "ok",
         "model": "ok",
+        "peers": "skip",
         "log": "ok",
     }
     assert "hooked: claude, codex, gemini" in checks["hooks"]["summary"]

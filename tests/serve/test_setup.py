@@ -187,3 +187,31 @@ def test_sigterm_lets_a_request_in_flight_finish(tmp_path: Path) -> None:
     assert "stopping: finishing requests in flight" in d.log_text()
     with pytest.raises(OSError):  # no longer listening
         socket.create_connection(("127.0.0.1", d.port), timeout=2).close()
+
+
+def test_doctor_looks_at_the_token_files_and_how_peers_are_reached(
+    recall_home: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    def peers_check() -> dict[str, object]:
+        _, out, _ = call(capsys, "doctor", "--json")
+        found = [c for c in json.loads(out)["checks"] if c["name"] == "peers"]
+        return found[0]  # type: ignore[no-any-return]
+
+    assert peers_check()["status"] == "skip"
+    assert call(capsys, "serve", "--new-token")[0] == 0
+    tok = tmp_path / "desk.token"
+    tok.write_text("abc\n")
+    tok.chmod(0o600)
+    call(capsys, "peers", "add", "desk", "http://127.0.0.1:9001", "--token-file", str(tok))
+    check = peers_check()
+    assert check["status"] == "ok", check
+    tok.chmod(0o644)
+    call(capsys, "peers", "add", "far", "http://10.1.2.3:8765", "--token-file", str(tok))
+    (recall_home / "serve.token").write_text("another-token\n")
+    check = peers_check()
+    assert check["status"] == "warn"
+    details = "\n".join(check["details"])  # type: ignore[arg-type]
+    assert "does not hold the token whose hash is in config" in details
+    assert "peer desk's token file can be read by other users" in details
+    assert "peer far is reached over plain http beyond loopback" in details
+    assert f"chmod 600 {tok}" in str(check["fix"])
