@@ -35,7 +35,7 @@ def _clear_text_beyond_loopback(url: str) -> bool:
 
 
 def _serve_problems() -> list[tuple[str, str]]:
-    from recall.config import ConfigError
+    from recall.errors import ConfigError
     from recall.peers.auth import digest, read_token, token_path
 
     want = config.load_config().serve.token_sha256
