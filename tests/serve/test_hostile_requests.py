@@ -189,6 +189,7 @@ def test_routes_methods_queries_hosts_browsers(daemon: Daemon) -> None:
         b"\x16\x03\x01\x02\x00",
     ):
         _refused(raw(p, junk)[0])
+    assert raw(p, b"GET /api/health\r\n\r\n")[0] == 400  # HTTP/0.9: no Host, no token
     status, reply = get(p, "/api/mirrors/search?q=hello", t)
     assert status == 200 and body_json(reply)["found"] == 1  # type: ignore[index]
 

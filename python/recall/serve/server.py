@@ -124,6 +124,9 @@ class Handler(BaseHTTPRequestHandler):
             if not self.parse_request():
                 return
             self.connection.settimeout(RESPONSE_TIMEOUT)
+            if self.request_version == "HTTP/0.9":  # no headers: no Host, no token
+                self.request_version = "HTTP/1.0"
+                return self.send_error(400, "HTTP/0.9 is not served")
             self.respond()
         except HeadTooLarge:
             self.connection.settimeout(RESPONSE_TIMEOUT)
