@@ -175,6 +175,8 @@ def test_routes_methods_queries_hosts_browsers(daemon: Daemon) -> None:
         f"GET /api/mirrors/s1 HTTP/1.1\r\nHost: attacker.test:{p}\r\nAuthorization: Bearer {t}\r\n\r\n".encode(),
     )
     assert status == 421
+    two = f"GET /api/mirrors/s1 HTTP/1.1\r\nHost: localhost\r\nHost: evil.example\r\nAuthorization: Bearer {t}\r\n\r\n"
+    assert raw(p, two.encode())[0] == 400
     status, _ = raw(p, b"GET /api/health HTTP/1.1\r\n\r\n")  # no Host at all
     assert status == 421
     assert get(p, "/api/mirrors/s1", t, {"Origin": "http://localhost"})[0] == 403

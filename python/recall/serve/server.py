@@ -189,6 +189,9 @@ class Handler(BaseHTTPRequestHandler):
         if self.command not in ("GET", "HEAD"):
             return self.send_error(405, "only GET and HEAD")
         settings = self.server.settings
+        hosts = self.headers.get_all("Host") or []
+        if len(hosts) > 1:
+            return self.send_error(400, "more than one Host header")
         if not host_allowed(self.headers.get("Host"), settings.names):
             return self.send_error(421, "this daemon does not answer to that Host")
         if any(self.headers.get(h) is not None for h in BROWSER_HEADERS):
