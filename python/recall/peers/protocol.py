@@ -7,7 +7,10 @@ for another major version is refused with 400 naming the one served.
 
 from __future__ import annotations
 
+import json
 import math
+import os
+import sys
 from pathlib import Path
 
 from recall import config
@@ -117,3 +120,28 @@ def parse_search(params: dict[str, list[str]]) -> SearchRequest:
 def state_path() -> Path:
     """Where a running daemon says how to reach it (pid, port, scheme): serve.json."""
     return config.data_dir() / "serve.json"
+
+
+class DaemonState(Record):
+    pid: int
+    port: int
+    scheme: str
+
+
+def running_daemon() -> DaemonState | None:
+    """The daemon serve.json names, unless that process is gone (a SIGKILL leaves the file)."""
+    try:
+        raw = json.loads(state_path().read_text(encoding="utf-8"))
+        state = DaemonState(int(raw["pid"]), int(raw["port"]), str(raw["scheme"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if state.scheme not in ("http", "https"):
+        return None
+    if sys.platform != "win32":  # os.kill(pid, 0) would terminate it on Windows
+        try:
+            os.kill(state.pid, 0)
+        except ProcessLookupError:
+            return None
+        except OSError:  # alive but another user's
+            pass
+    return state

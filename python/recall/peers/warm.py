@@ -10,13 +10,12 @@ importing `http.client` (which imports `ssl`) costs a process 25 ms or more.
 
 from __future__ import annotations
 
-import json
 import os
 from typing import TYPE_CHECKING
 
 from recall import config
 from recall.errors import ConfigError, NotFoundError, UsageError
-from recall.peers.protocol import SEARCH, SearchRequest, state_path
+from recall.peers.protocol import SEARCH, SearchRequest, running_daemon
 
 if TYPE_CHECKING:
     from recall.peers.client import Target
@@ -27,19 +26,8 @@ TIMEOUT = 60.0
 
 def local_daemon() -> Target | None:
     """This computer's running daemon, from its state file, if it is alive and we hold its token."""
-    try:
-        state = json.loads(state_path().read_text(encoding="utf-8"))
-        pid, port, scheme = int(state["pid"]), int(state["port"]), str(state["scheme"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    cert = config.load_config().serve.tls_cert if scheme == "https" else None
-    if scheme not in ("http", "https") or (scheme == "https" and not cert):
-        return None
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return None
-    except OSError:  # alive, another user's: not ours to ask
+    state = running_daemon()
+    if state is None or (state.scheme == "https" and not cert_file()):
         return None
     from recall.peers.auth import read_token, token_path
     from recall.peers.client import Target  # http.client and ssl: only with a daemon to ask
@@ -48,9 +36,15 @@ def local_daemon() -> Target | None:
         token = read_token(token_path())
     except ConfigError:
         return None
-    if cert:  # trust exactly our own certificate, whatever names it carries
-        return Target(f"https://127.0.0.1:{port}", token, TIMEOUT, os.path.expanduser(cert), False)
-    return Target(f"http://127.0.0.1:{port}", token, TIMEOUT)
+    url = f"{state.scheme}://127.0.0.1:{state.port}"
+    if state.scheme == "https":  # trust exactly our own certificate, whatever names it carries
+        return Target(url, token, TIMEOUT, cert_file(), check_hostname=False)
+    return Target(url, token, TIMEOUT)
+
+
+def cert_file() -> str | None:
+    cert = config.load_config().serve.tls_cert
+    return os.path.expanduser(cert) if cert else None
 
 
 def ask_daemon(request: SearchRequest) -> tuple[Outcome, bool] | None:

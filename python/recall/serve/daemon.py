@@ -21,7 +21,7 @@ from typing import Any
 
 from recall import config
 from recall.errors import ConfigError, UsageError
-from recall.peers.protocol import API_VERSION, state_path
+from recall.peers.protocol import API_VERSION, running_daemon, state_path
 from recall.serve.routes import index_detail
 from recall.serve.server import Server, Settings, log_line
 from recall.serve.worker import Worker
@@ -76,21 +76,11 @@ def _write_state(server: Server, tls: bool) -> Path:
     return path
 
 
-def _refuse_second(path: Path) -> None:
+def _refuse_second() -> None:
     """One daemon per index: a live one named in serve.json is a usage error."""
-    try:
-        state = json.loads(path.read_text(encoding="utf-8"))
-        pid, port = int(state["pid"]), int(state["port"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return  # a daemon that was killed left its file: harmless
-    except OSError:
-        pass
-    if pid != os.getpid():
-        raise UsageError(f"a daemon already serves this index (pid {pid}, port {port})")
+    state = running_daemon()
+    if state is not None and state.pid != os.getpid():
+        raise UsageError(f"a daemon already serves this index (pid {state.pid}, port {state.port})")
 
 
 def _remove_state(path: Path) -> None:
@@ -107,7 +97,7 @@ def serve(host: str, port: int, announce: Callable[[str], None], worker: bool = 
         raise UsageError("no token yet: run `recall serve --new-token` first")
     if not 1 <= cfg.max_connections <= 1024 or not 0 < cfg.request_timeout <= 300:
         raise ConfigError("[serve] max_connections must be 1–1024, request_timeout 0–300 s")
-    _refuse_second(state_path())
+    _refuse_second()
     computer = config.computer_name()
     tls = tls_context(cfg)
     jobs = Worker(computer, cfg.sync_minutes * 60, log_line)
