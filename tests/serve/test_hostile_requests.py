@@ -197,42 +197,68 @@ def test_routes_methods_queries_hosts_browsers(daemon: Daemon) -> None:
 
 
 def _self_signed(folder: Path) -> tuple[Path, Path]:
+    """A certificate for 127.0.0.1 and localhost: with `cryptography` when installed,
+    else the `openssl` CLI; the test is skipped, saying why, only without either."""
     cert, key = folder / "cert.pem", folder / "key.pem"
+    try:
+        _with_cryptography(cert, key)
+        return cert, key
+    except ImportError:
+        pass
+    import shutil
+
+    if shutil.which("openssl") is None:
+        pytest.skip("neither the cryptography package nor the openssl CLI to make a certificate")
+    argv = ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"]
+    argv += ["-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"]
     done = subprocess.run(
-        [
-            "openssl",
-            "req",
-            "-x509",
-            "-newkey",
-            "rsa:2048",
-            "-nodes",
-            "-days",
-            "1",
-            "-subj",
-            "/CN=localhost",
-            "-addext",
-            "subjectAltName=IP:127.0.0.1,DNS:localhost",
-            "-keyout",
-            str(key),
-            "-out",
-            str(cert),
-        ],
+        [*argv, "-keyout", str(key), "-out", str(cert)],
         capture_output=True,
         timeout=60,
         check=False,
     )
-    if done.returncode != 0:
-        pytest.skip(f"openssl could not make a certificate: {done.stderr[:200]!r}")
+    assert done.returncode == 0, done.stderr
     return cert, key
+
+
+def _with_cryptography(cert: Path, key: Path) -> None:
+    import datetime
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    private = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
+    now = datetime.datetime.now(datetime.UTC)
+    alt = [x509.IPAddress(ipaddress.ip_address("127.0.0.1")), x509.DNSName("localhost")]
+    made = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(private.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(x509.SubjectAlternativeName(alt), critical=False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(private, hashes.SHA256())
+    )
+    cert.write_bytes(made.public_bytes(serialization.Encoding.PEM))
+    key.write_bytes(
+        private.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
 
 
 def test_tls_a_client_that_never_handshakes_blocks_nobody(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import shutil
-
-    if shutil.which("openssl") is None:
-        pytest.skip("no openssl CLI to make a self-signed certificate")
     cert, key = _self_signed(tmp_path)
     config = f'[serve]\nrequest_timeout = {TIMEOUT_S}\ntls_cert = "{cert}"\ntls_key = "{key}"\n'
     records = [{"session": "t1", "role": "user", "text": "secure hello"}]
