@@ -1,7 +1,7 @@
 """A local search answered by this computer's running daemon, whose model is already loaded.
 
 Loading the embedding model costs a fresh process about half a second; the
-daemon paid it once (hybrid search through it: 4.1x faster at p50,
+daemon paid it once (hybrid search through it: 4.6x faster at p50,
 bench/serve_bench.py). `ask_daemon` returns None (search in-process) when no
 daemon runs, when it does not answer, or when the search is keyword-only:
 that needs no model and takes 2–3 ms in-process at p50, while merely
