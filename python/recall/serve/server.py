@@ -173,8 +173,16 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         if self.command == "HEAD":
             return
-        for chunk in body:
-            self.wfile.write(chunk)
+        pending: list[bytes] = []
+        size = 0
+        for chunk in body:  # a transcript comes a line at a time: send 64 KiB at a time
+            pending.append(chunk)
+            size += len(chunk)
+            if size >= 1 << 16:
+                self.wfile.write(b"".join(pending))
+                pending, size = [], 0
+        if pending:
+            self.wfile.write(b"".join(pending))
 
     def log_status(self, code: int) -> None:
         method = self.command if self.command in ("GET", "HEAD", "POST", "PUT", "DELETE") else "-"
