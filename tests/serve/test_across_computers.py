@@ -153,3 +153,34 @@ def test_show_from_a_peer_equals_show_on_that_peer(
 def test_unknown_computer_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     code, _out, err = call(capsys, "search", QUERY, "--computer", "nowhere")
     assert code == 2 and "no peer named 'nowhere'" in err
+
+
+def test_a_peer_sends_a_transcript_redacted_as_show_raw_prints_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    secret = "ghp_" + "Zq8Lw3Nv5Xr1Ty7Pb2Mc" + "4Hd6Jf9Gk0SaUe4R"
+    user = tmp_path / "user"
+    path = user / ".claude" / "projects" / "-work-app" / "c1.jsonl"
+    path.parent.mkdir(parents=True)
+    turns = [
+        {
+            "type": "user",
+            "uuid": f"u{i}",
+            "sessionId": "c1",
+            "message": {"role": "user", "content": f"turn {i}: deploy with {secret} " + "x" * 300},
+        }
+        for i in range(400)  # ~150 KB: more than one 64 KiB piece on the wire
+    ]
+    path.write_text("".join(json.dumps(t) + "\n" for t in turns))
+    d = serve_one(tmp_path, "far", [])
+    try:
+        env = env_for(d.home, "far", user)
+        assert recall(env, "sync", "--quiet", "--no-embed").returncode == 0
+        there = recall(env, "show", "c1", "--raw")
+        _add_peers(capsys, {"far": d})
+        code, out, err = call(capsys, "show", "c1", "--computer", "far", "--raw")
+    finally:
+        d.stop()
+    assert code == 0, err
+    assert out == there.stdout and secret not in out
+    assert out.count("[REDACTED:github-token]") == 400
