@@ -131,13 +131,29 @@ def test_a_keyword_search_never_enters_semantic(
     assert not [m for m in loaded if m.startswith("recall.semantic")], loaded
 
 
+def test_the_mcp_sdk_is_never_a_runtime_import() -> None:
+    """`recall mcp` is a server of our own: the SDK (pydantic, starlette, …) is for tests."""
+    for name, path in MODULES.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            sdk = [n for n in names if n == "mcp" or n.startswith("mcp.")]
+            assert not sdk, f"{name} imports the MCP SDK ({sdk})"
+
+
 def test_peers_sit_below_the_surfaces_and_above_search() -> None:
     """`peers/` (client, protocol, merging) imports neither the daemon nor the CLI; only
     surfaces (`cli/`, `serve/`, `doctor/`) import `peers/` or `serve/`."""
     for layer in ("recall.serve", "recall.cli"):
         users = {m for m in _importers(layer) if m.startswith("recall.peers")}
         assert not users, f"peers modules importing {layer}: {sorted(users)}"
-    surfaces = ("recall.cli", "recall.serve", "recall.peers", "recall.doctor")
+    surfaces = ("recall.cli", "recall.serve", "recall.peers", "recall.doctor", "recall.mcp")
+    surfaces += ("recall.context", "recall.setup")
     for layer in ("recall.peers", "recall.serve"):
         users = {m for m in _importers(layer) if not m.startswith(surfaces)}
         assert not users, f"modules below the surfaces importing {layer}: {sorted(users)}"

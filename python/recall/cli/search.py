@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from recall.peers.protocol import SearchRequest
     from recall.search.modes import Outcome
+    from recall.search.results import Filters
 
 
 def add_parser(subs: Any) -> None:
@@ -123,39 +124,58 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def local_search(request: SearchRequest) -> tuple[Outcome, bool]:
-    """This computer's search, and whether anything is indexed: what `recall search` runs
-    in-process and what `recall serve` answers with (snippets keep their highlight marks)."""
+def search(
+    query: str,
+    filters: Filters,
+    limit: int,
+    mode: str | None = None,
+    fusion: str | None = None,
+    decay: float | None = None,
+    messages: bool = False,
+) -> tuple[Outcome, bool]:
+    """One search as `recall search` runs it (the agents named as the index spells them,
+    fusion and decay from the config unless given), and whether anything is indexed at all.
+    The MCP server calls this too, so the agent's tool and the CLI answer alike."""
     from recall.config import load_config
     from recall.errors import UsageError
     from recall.search.modes import run as run_mode
-    from recall.search.results import Filters
     from recall.store import open_reader
 
     settings = load_config().search
-    fusion = request.fusion or settings.fusion
-    decay = settings.decay if request.decay is None else request.decay
+    fusion = fusion or settings.fusion
+    decay = settings.decay if decay is None else decay
     if fusion not in ("rrf", "weighted", "0.4/0.6", "0.3/0.7"):
         raise UsageError(f"fusion must be rrf, weighted, 0.4/0.6 or 0.3/0.7, not {fusion!r}")
     if not 0 <= decay < float("inf"):  # also refuses NaN
         raise UsageError("--decay must be a finite number, 0 or more")
-    filters = Filters(
-        agents=request.agents, project=request.project, since=request.since, until=request.until
-    )
     with open_reader() as store:
-        filters.agents = known_agents(store.conn, request.agents)
+        filters.agents = known_agents(store.conn, filters.agents)
         indexed = store.conn.execute("SELECT 1 FROM sessions LIMIT 1").fetchone() is not None
-        outcome = run_mode(
-            store.conn,
-            request.q,
-            filters,
-            request.limit,
-            request.mode,
-            fusion,
-            decay,
-            request.messages,
-        )
+        outcome = run_mode(store.conn, query, filters, limit, mode, fusion, decay, messages)
     return outcome, indexed
+
+
+def local_search(request: SearchRequest) -> tuple[Outcome, bool]:
+    """`search` for a request as the CLI builds it and as it comes off the wire: what
+    `recall search` runs in-process and what `recall serve` answers with (snippets keep
+    their highlight marks)."""
+    from recall.search.results import Filters
+
+    filters = Filters(
+        agents=list(request.agents),
+        project=request.project,
+        since=request.since,
+        until=request.until,
+    )
+    return search(
+        request.q,
+        filters,
+        request.limit,
+        request.mode,
+        request.fusion,
+        request.decay,
+        request.messages,
+    )
 
 
 def known_agents(db: Any, asked: list[str]) -> list[str]:

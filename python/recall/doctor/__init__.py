@@ -8,7 +8,7 @@ exit status follow.
 from __future__ import annotations
 
 from recall.doctor.findings import FAIL, OK, SKIP, WARN, Check, CheckFn, Context
-from recall.doctor.hook_checks import check_hooks
+from recall.doctor.hook_checks import check_hooks, check_mcp
 from recall.doctor.peer_checks import check_peers
 from recall.doctor.setup_checks import check_config, check_data_dir
 from recall.doctor.store_checks import (
@@ -33,6 +33,7 @@ def checks() -> list[CheckFn]:
         check_indexes,
         check_lock,
         check_hooks,
+        check_mcp,
         check_model,
         check_peers,
         check_log,

@@ -21,6 +21,7 @@ from recall.record import Record
 from recall.store import Store
 from recall.store.locking import write_lock
 from recall.store.queries import resolve_session
+from recall.store.titles import forget_summaries
 from recall.store.writer import message_digest
 
 FORGET = "forget"
@@ -129,6 +130,7 @@ def delete_sessions(db: sqlite3.Connection, rowids: list[int], reason: str) -> F
                 ).fetchall()
             ),
         )
+        forget_summaries(db, rowid, tombstone=True)
         cur = db.execute("DELETE FROM messages WHERE session = ?", (rowid,))
         done.messages += max(cur.rowcount, 0)
         db.execute("DELETE FROM sessions WHERE id = ?", (rowid,))

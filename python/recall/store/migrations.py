@@ -6,6 +6,8 @@ import sqlite3
 import time
 from collections.abc import Callable
 
+from recall.store.titles import first_prompt
+
 Migration = Callable[[sqlite3.Connection], None]
 
 _TOKENIZER = "porter unicode61 remove_diacritics 2"
@@ -235,12 +237,50 @@ def m005_forgotten_messages(db: sqlite3.Connection) -> None:
     )
 
 
+def m006_summaries(db: sqlite3.Connection) -> None:
+    """Claude summaries title the session holding their leaf message (store/titles.py).
+
+    A `summary` line used to title the file it sat in, which was often
+    another session's. Summaries are now kept by leaf, with the transcript
+    they were read from (`text` NULL: the leaf's session was forgotten, so the
+    summary stays out). Title ranks make room
+    below the agent's own title: the user's 3 becomes 4, the agent's 2 becomes
+    3 (Codex thread names, ranked as the user's until now, become the
+    agent's). A Claude title of rank 2 may have come from a summary line, so
+    it gives way to the first prompt and every Claude transcript is read again
+    from the start by the next sync, which finds its ai-titles and summaries
+    anew (messages are keyed: re-reading adds nothing twice). First-prompt
+    titles are cleaned again to one line.
+    """
+    run_script(
+        db,
+        """
+        CREATE TABLE summaries (
+            agent TEXT NOT NULL,
+            leaf TEXT NOT NULL,
+            text TEXT,
+            source TEXT,
+            PRIMARY KEY (agent, leaf)
+        ) WITHOUT ROWID;
+        CREATE INDEX summaries_source ON summaries(source);
+        UPDATE sessions SET title_rank = 4 WHERE title_rank = 3 AND agent != 'codex';
+        UPDATE sessions SET title_rank = 3 WHERE title_rank = 2 AND agent != 'claude';
+        UPDATE sessions SET title = NULL, title_rank = 0 WHERE title_rank = 2;
+        UPDATE transcripts SET size = -1, offset = 0, state = '{}', head = NULL
+            WHERE agent = 'claude';
+        """,
+    )
+    for (rowid,) in db.execute("SELECT id FROM sessions WHERE title_rank <= 1").fetchall():
+        first_prompt(db, rowid, force=True)
+
+
 MIGRATIONS: list[Migration] = [
     m001_initial,
     m002_vectors,
     m003_privacy,
     m004_bulk_fts,
     m005_forgotten_messages,
+    m006_summaries,
 ]
 
 
