@@ -92,7 +92,7 @@ def test_prompt_submit_finds_matching_messages_and_skips_this_session(
 ) -> None:
     payload = {**_fixture(hook_payloads, "claude-user-prompt-submit.json"), "session_id": "demo-3"}
     code, out = _context(payload, "--event", "prompt-submit", "--format", "text")
-    assert code == 0 and "Past messages that match this prompt:" in out
+    assert code == 0 and "Past messages and notes that match this prompt:" in out
     assert "retr" in out and "[session demo-" in out
     assert "[session demo-3 " not in out and "[session demo-3]" not in out
 
@@ -204,3 +204,18 @@ def test_a_long_prompt_is_searched_by_its_longest_words() -> None:
     assert prompt_query("the a of to") == ""
     assert prompt_query("支付服务的重试策略") == "支付服务的重试策略"
     assert prompt_query('say "quoted" -never prefix*') == "say quoted never prefix"  # no syntax
+
+
+def test_prompt_submit_brings_remembered_facts_but_not_memory_md_twice(
+    history: Path, hook_payloads: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from clihelp import call
+
+    call(capsys, "remember", "payments retries are capped at six attempts", "-c", "fact", "-i", "8")
+    (history / "MEMORY.md").write_text("# Memory\n\n## Payments\n\nretries go through the outbox\n")
+    assert call(capsys, "sync", "-q", "--no-embed")[0] == 0
+    payload = _fixture(hook_payloads, "claude-user-prompt-submit.json")
+    code, out = _context(payload, "--event", "prompt-submit", "--format", "text")
+    assert code == 0
+    assert "remembered (fact, importance 8): payments retries are capped at six attempts" in out
+    assert out.count("retries go through the outbox") == 1  # the MEMORY.md head, not again

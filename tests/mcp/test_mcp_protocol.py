@@ -117,22 +117,22 @@ def test_an_overlong_line_is_refused_and_skipped(monkeypatch: pytest.MonkeyPatch
 def test_a_tool_provider_plugs_in_and_its_errors_are_tool_errors(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """How the memory tools join: a provider lists them only while they can work."""
+    """How tools join: a provider lists them only while they can work."""
     from recall.mcp import server, tools
 
     available: list[bool] = [False]
 
-    def remember(args: dict[str, Any]) -> dict[str, Any]:
+    def note(args: dict[str, Any]) -> dict[str, Any]:
         if not str(args.get("content", "")).strip():
             raise tools.ToolError("Parameter 'content' is required and cannot be empty")
         return {"saved": args["content"]}
 
-    def memory_tools() -> list[tools.Tool]:
+    def note_tools() -> list[tools.Tool]:
         schema = {"type": "object", "properties": {"content": {"type": "string"}}}
-        return [tools.Tool("remember", "Save a fact.", schema, remember)] if available[0] else []
+        return [tools.Tool("note", "Save a note.", schema, note)] if available[0] else []
 
     monkeypatch.setattr(tools, "PROVIDERS", [*tools.PROVIDERS])
-    tools.provide(memory_tools)
+    tools.provide(note_tools)
     session = server.Session()
 
     def names() -> list[str]:
@@ -140,14 +140,15 @@ def test_a_tool_provider_plugs_in_and_its_errors_are_tool_errors(
         assert isinstance(reply, dict)
         return [t["name"] for t in reply["result"]["tools"]]
 
-    assert names() == ["search_history", "show_session"]
+    built_in = ["search_history", "show_session", "remember", "search_memories"]
+    assert names() == built_in
     available[0] = True
-    assert names() == ["search_history", "show_session", "remember"]
+    assert names() == [*built_in, "note"]
     call = {
         "jsonrpc": "2.0",
         "id": 2,
         "method": "tools/call",
-        "params": {"name": "remember", "arguments": {"content": " "}},
+        "params": {"name": "note", "arguments": {"content": " "}},
     }
     reply = session.handle(call)
     assert isinstance(reply, dict)

@@ -40,12 +40,12 @@ def _json(result: Any) -> Any:
     return json.loads(result.content[0].text)
 
 
-def test_initialize_and_list_the_history_tools(indexed: Path) -> None:
+def test_initialize_and_list_the_tools(indexed: Path) -> None:
     init, tools, _ = _session([])
     assert init.server_info.name == "recall"
     assert init.protocol_version == "2025-11-25"  # the SDK's newest handshake version
     names = [t.name for t in tools.tools]
-    assert names == ["search_history", "show_session"]  # no memory tools until memories exist
+    assert names == ["search_history", "show_session", "remember", "search_memories"]
     search = next(t for t in tools.tools if t.name == "search_history")
     assert search.input_schema["required"] == ["query"]
     assert {"query", "scope", "date_from", "date_to", "max_results", "agent", "project"} <= set(
@@ -109,9 +109,34 @@ def test_validation_errors_are_tool_errors_in_the_seeds_words(indexed: Path) -> 
     texts = [r.content[0].text for r in results[:6]]
     assert all(r.is_error for r in results[:6])
     assert texts[0] == "Parameter 'query' is required and cannot be empty"
-    assert texts[1] == "Invalid scope 'everything'. Must be one of: all, sessions"
+    assert texts[1] == (
+        "Invalid scope 'everything'. Must be one of: all, sessions, memory, daily_log, files"
+    )
     assert texts[2] == "Date must be in YYYY-MM-DD format: 01/02/2026"
     assert texts[3] == "Invalid date: 2026-13-45"
     assert "unknown agent 'cursor'" in texts[4]
     assert texts[5] == "no session matches 'nope'"
     assert not results[6].is_error  # max_results is clamped to 50, as seed 000 does
+
+
+def test_remember_then_search_finds_it_in_the_next_call(indexed: Path) -> None:
+    _, _, results = _session(
+        [
+            ("remember", {"text": "User prefers kafka retries capped at six", "importance": 8}),
+            ("search_memories", {"query": "kafka retries"}),
+            ("search_history", {"query": "kafka retry", "scope": "memory"}),
+            ("search_history", {"query": "kafka retry", "scope": "sessions"}),
+            ("search_memories", {"query": "kafka", "category": "gossip"}),
+            ("remember", {"text": "x", "importance": 11}),
+        ]
+    )
+    kept = _json(results[0])
+    assert kept["category"] == "fact" and kept["importance"] == 8 and not kept["merged"]
+    found = _json(results[1])
+    assert found["found"] == 1
+    assert found["memories"][0]["content"] == "User prefers kafka retries capped at six"
+    assert found["memories"][0]["id"] == kept["id"]
+    assert [r["source"] for r in _json(results[2])["results"]] == ["memory"]
+    assert {r["source"] for r in _json(results[3])["results"]} == {"session"}
+    assert results[4].is_error and "Invalid category 'gossip'" in results[4].content[0].text
+    assert results[5].is_error and "importance must be 1 to 10" in results[5].content[0].text

@@ -120,6 +120,7 @@ def test_the_daemon_answers_what_the_cli_answers(three: dict[str, Daemon], tmp_p
         (): "",
         ("--limit", "2"): "&limit=2",
         ("--messages",): "&messages=1",
+        ("--scope", "sessions"): "&scope=sessions",
         ("--since", "2026-03-02"): f"&since={parse_when('2026-03-02')!r}",
     }
     for extra, params in cases.items():

@@ -9,6 +9,7 @@ import pytest
 
 from daemons import Daemon, get, serve_one
 from paths import REPO
+from recall.peers import protocol
 from recall.peers.protocol import HEALTH, MIRRORS, SEARCH, SEARCH_PARAMS
 
 SPEC = json.loads((REPO / "docs" / "openapi.json").read_text(encoding="utf-8"))
@@ -86,6 +87,10 @@ def test_the_spec_names_exactly_the_routes_and_search_parameters() -> None:
     params = {p["name"] for p in SPEC["paths"][SEARCH]["get"]["parameters"]}
     assert params == SEARCH_PARAMS
     assert all(list(item) == ["get"] for item in SPEC["paths"].values())
+    from recall.search.sources import SCOPES
+
+    scope = next(p for p in SPEC["paths"][SEARCH]["get"]["parameters"] if p["name"] == "scope")
+    assert tuple(scope["schema"]["enum"]) == SCOPES == protocol.SCOPES
 
 
 def _check(d: Daemon, route: str, path: str, token: str | None, **headers: str) -> int:
@@ -114,6 +119,8 @@ def test_every_answer_of_the_running_daemon_fits_the_spec(daemon: Daemon) -> Non
         == 200
     )
     assert _check(daemon, SEARCH, SEARCH + "?q=hello&agent=import&since=0&decay=0.01", t) == 200
+    assert _check(daemon, SEARCH, SEARCH + "?q=hello&scope=sessions", t) == 200
+    assert _check(daemon, SEARCH, SEARCH + "?q=hello&scope=everything", t) == 400
     mirror, transcript = MIRRORS + "{session_id}", MIRRORS + "{session_id}/transcript"
     assert _check(daemon, mirror, MIRRORS + "s1", t) == 200
     assert _check(daemon, transcript, MIRRORS + "s1/transcript", t) == 200

@@ -125,6 +125,11 @@ def _hook(event: str, paths: list[str], agent: str | None) -> None:
 
     payload = payload_from(paths)
     targets = transcripts_from_payload(payload, agent)
+    from recall.config import digest_child
+
+    if digest_child():  # a session `recall digest`'s summariser started: never indexed
+        _keep_out(payload, [a.name for a, _ in targets])
+        return
     with open_writer() as store:
         for adapter, path in targets:
             real, why = vet(path)  # what sync would pass over, the hook passes over too
@@ -135,6 +140,19 @@ def _hook(event: str, paths: list[str], agent: str | None) -> None:
                 ingest_path(store, adapter, real, computer_name())
             except OSError as exc:
                 log(f"ingest --event {event}: cannot read {shown(path)}: {exc}")
+
+
+def _keep_out(payload: dict[str, Any], agents: list[str]) -> None:
+    """Tombstone the payload's session (and delete what of it is indexed) for each agent."""
+    from recall.privacy.forget import forget_marked
+    from recall.store import open_writer
+
+    session = payload.get("session_id") or payload.get("thread-id")
+    if not isinstance(session, str) or not session.strip():
+        return
+    with open_writer() as store, store.transaction() as db:
+        for name in agents:
+            forget_marked(db, session.strip(), name)
 
 
 def _run_paths(args: argparse.Namespace) -> int:

@@ -28,6 +28,12 @@ def add_parser(subs: Any) -> None:
     p.add_argument("--limit", "-n", type=int, default=10, metavar="N", help="results (default 10)")
     p.add_argument("--json", action="store_true", help="machine-readable output (SPEC §9)")
     p.add_argument(
+        "--scope",
+        choices=("all", "sessions", "memories", "daily", "files"),
+        default="all",
+        help="sources: sessions, memories (+ MEMORY.md), daily logs, guidance files; default all",
+    )
+    p.add_argument(
         "--messages",
         action="store_true",
         help="the best-matching messages (several per session), not one result per session",
@@ -65,6 +71,7 @@ def add_parser(subs: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from recall.cli.render import day, highlight, print_json, short_id, use_color, wrap
+    from recall.cli.sources import source_lines
     from recall.errors import UsageError
     from recall.peers.protocol import SearchRequest
     from recall.search.results import MAX_LIMIT, plain
@@ -86,6 +93,7 @@ def run(args: argparse.Namespace) -> int:
         fusion=args.fusion,
         decay=args.decay,
         messages=args.messages,
+        scope=args.scope,
     )
     # --- across computers (docs/serve.md) ---
     if args.computer:
@@ -115,6 +123,9 @@ def run(args: argparse.Namespace) -> int:
         return 1
     color = use_color()
     for n, r in enumerate(out.results, 1):
+        if r.source != "session":
+            print(source_lines(n, r, color))
+            continue
         where = " · ".join(x for x in (r.agent, r.project or "", day(r.date), r.computer) if x)
         title = r.title or "(untitled)"
         print(wrap(f"{n:>2}. {title}", "    ")[4:])
@@ -132,13 +143,16 @@ def search(
     fusion: str | None = None,
     decay: float | None = None,
     messages: bool = False,
+    scope: str = "all",
 ) -> tuple[Outcome, bool]:
     """One search as `recall search` runs it (the agents named as the index spells them,
-    fusion and decay from the config unless given), and whether anything is indexed at all.
-    The MCP server calls this too, so the agent's tool and the CLI answer alike."""
-    from recall.config import load_config
+    fusion, decay and source weights from the config unless given), over the sources of
+    `scope` (docs/memory.md), and whether anything is indexed at all. The MCP server
+    calls this too, so the agent's tool and the CLI answer alike."""
+    from recall.cli.sources import source_vectors
+    from recall.config import computer_name, load_config
     from recall.errors import UsageError
-    from recall.search.modes import run as run_mode
+    from recall.search.sources import run as run_sources
     from recall.store import open_reader
 
     settings = load_config().search
@@ -150,8 +164,27 @@ def search(
         raise UsageError("--decay must be a finite number, 0 or more")
     with open_reader() as store:
         filters.agents = known_agents(store.conn, filters.agents)
-        indexed = store.conn.execute("SELECT 1 FROM sessions LIMIT 1").fetchone() is not None
-        outcome = run_mode(store.conn, query, filters, limit, mode, fusion, decay, messages)
+        indexed = (
+            store.conn.execute(
+                "SELECT 1 FROM sessions UNION ALL SELECT 1 FROM memories"
+                " UNION ALL SELECT 1 FROM files LIMIT 1"
+            ).fetchone()
+            is not None
+        )
+        outcome = run_sources(
+            store.conn,
+            query,
+            filters,
+            limit,
+            computer_name(),
+            scope,
+            mode,
+            fusion,
+            decay,
+            messages,
+            settings.weights,
+            source_vectors(mode),
+        )
     return outcome, indexed
 
 
@@ -175,6 +208,7 @@ def local_search(request: SearchRequest) -> tuple[Outcome, bool]:
         request.fusion,
         request.decay,
         request.messages,
+        request.scope,
     )
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 from recall.record import Record, field
 
@@ -98,7 +99,8 @@ def prompt_query(prompt: str, terms: int = PROMPT_TERMS, longest: bool = True) -
 
 
 def matching(prompt: str, limit: int, skip_session: str | None) -> Facts:
-    """Past messages that match the prompt (prompt submit), this session's own excluded."""
+    """Past messages, memories and notes that match the prompt (prompt submit), this
+    session's own messages and MEMORY.md (its head is sent whole) excluded."""
     from recall.cli.search import search
     from recall.search.results import Filters, plain
 
@@ -110,6 +112,12 @@ def matching(prompt: str, limit: int, skip_session: str | None) -> Facts:
     for r in outcome.output.results:
         if skip_session and r.session_id == skip_session:
             continue
+        if r.source != "session":
+            if getattr(r, "kind", "") != "memory_md":
+                lines.append(_note_line(r))
+            if len(lines) >= limit:
+                break
+            continue
         where = " · ".join(x for x in (_day(r.date), r.agent, r.project or "") if x)
         title = f" “{_one_line(r.title, 80)}”" if r.title else ""
         at = f" #{r.message_index}" if r.message_index is not None else ""
@@ -118,4 +126,14 @@ def matching(prompt: str, limit: int, skip_session: str | None) -> Facts:
         )
         if len(lines) >= limit:
             break
-    return Facts(excerpts=lines, heading="Past messages that match this prompt:")
+    return Facts(excerpts=lines, heading="Past messages and notes that match this prompt:")
+
+
+def _note_line(r: Any) -> str:
+    """A memory, daily log or guidance file chunk as one excerpt line, with where it is."""
+    from recall.search.results import plain
+
+    text = _one_line(plain(r.snippet))
+    if r.source == "memory":
+        return f"- {_day(r.date)} remembered ({r.category}, importance {r.importance}): {text}"
+    return f"- {_day(r.date)} {r.path} › {r.heading}: {text}"

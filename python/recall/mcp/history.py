@@ -13,8 +13,14 @@ from typing import Any
 
 from recall.mcp.tools import Tool, ToolError
 
-SCOPES = ("all", "sessions")
-"""What search_history can search until memories exist (then: memory, daily_log too)."""
+SCOPES = {
+    "all": "all",
+    "sessions": "sessions",
+    "memory": "memories",
+    "daily_log": "daily",
+    "files": "files",
+}
+"""search_history's scopes (seed 000's names, and `files`) and `recall search --scope`'s."""
 DEFAULT_RESULTS, MAX_RESULTS = 10, 50
 PAGE_CHARS = 20_000
 """A show_session page, as JSON text: about 5k tokens of English, 20k at worst (one token
@@ -28,7 +34,9 @@ SEARCH = {
         "scope": {
             "type": "string",
             "enum": list(SCOPES),
-            "description": 'What to search: "all" (default) or "sessions" (past conversations)',
+            "description": 'What to search: "all" (default), "sessions" (past conversations),'
+            ' "memory" (remembered facts and MEMORY.md), "daily_log" (daily summaries) or'
+            ' "files" (CLAUDE.md, AGENTS.md, GEMINI.md of the user\'s projects)',
         },
         "date_from": {"type": "string", "description": "Start date filter, YYYY-MM-DD"},
         "date_to": {"type": "string", "description": "End date filter, YYYY-MM-DD (inclusive)"},
@@ -71,9 +79,11 @@ def history_tools() -> list[Tool]:
         Tool(
             "search_history",
             "Search the user's past coding-agent conversations (Claude Code, Codex, Gemini "
-            "CLI) on this computer. Call it when the user refers to earlier work: 'what did we "
-            "decide about…', 'the error we fixed last week', 'how did I set up X before'. "
-            "Returns the best-matching messages with their session_id, date and message_index.",
+            "CLI) on this computer, and the facts, daily logs and project guidance files recall "
+            "keeps. Call it when the user refers to earlier work: 'what did we decide about…', "
+            "'the error we fixed last week', 'how did I set up X before'. Returns the "
+            "best-matching messages (session_id, date, message_index) and notes (source, and "
+            "memory_id or path and heading).",
             SEARCH,
             search_history,
         ),
@@ -109,7 +119,7 @@ def search_history(args: dict[str, Any]) -> dict[str, Any]:
         since=since,
         until=None if until is None else (_next_day(until)),
     )
-    outcome, indexed = search(query, filters, limit, messages=True)
+    outcome, indexed = search(query, filters, limit, messages=True, scope=SCOPES[scope])
     out = outcome.output
     for r in out.results:
         r.snippet = plain(r.snippet)

@@ -15,9 +15,11 @@ from typing import IO, Any
 
 from recall import __version__
 from recall.mcp.history import history_tools
+from recall.mcp.memory_tools import memory_tools
 from recall.mcp.tools import ToolError, call_tool, list_tools, provide
 
-provide(history_tools)  # the memory tools' provider registers here too, once they exist
+provide(history_tools)
+provide(memory_tools)
 
 VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 """Protocol versions we speak, newest first."""
@@ -38,7 +40,8 @@ INSTRUCTIONS = (
     "recall indexes this user's past Claude Code, Codex and Gemini CLI conversations. "
     "Use search_history when the user refers to earlier work, decisions or discussions "
     "('what did we decide about…', 'the bug we fixed last week'), then show_session to "
-    "read the conversation around a result."
+    "read the conversation around a result. Use remember to keep a fact the user will "
+    "want known next time, and search_memories to look such facts up."
 )
 
 

@@ -1,9 +1,8 @@
 """The registry of tools the MCP server offers, and the error a tool reports.
 
 A provider is a function returning the tools it offers right now: the
-history tools always; the memory tools (remember, search_memories) register
-a provider of their own that returns nothing until memories exist, so an
-agent is never shown a tool that cannot work.
+history tools and the memory tools (remember, search_memories), each from a
+provider of its own; a provider returns only tools that can work right now.
 """
 
 from __future__ import annotations

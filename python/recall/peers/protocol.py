@@ -25,6 +25,8 @@ SEARCH = "/api/mirrors/search"
 MIRRORS = "/api/mirrors/"
 MODES = ("keyword", "semantic", "hybrid")
 FUSIONS = ("rrf", "weighted", "0.4/0.6", "0.3/0.7")
+SCOPES = ("all", "sessions", "memories", "daily", "files")
+"""`search.sources.SCOPES`, repeated so a client need not import the search package."""
 TOKEN_PARAMS = frozenset({"token", "access_token", "auth", "key", "api_key", "apikey"})
 """Query parameters that look like a token: refused, since URLs end up in logs."""
 
@@ -43,6 +45,7 @@ class SearchRequest(Record):
     fusion: str | None = None
     decay: float | None = None
     messages: bool = False
+    scope: str = "all"
 
     def params(self) -> list[tuple[str, str]]:
         out = [("q", self.q), *(("agent", a) for a in self.agents), ("limit", str(self.limit))]
@@ -52,12 +55,14 @@ class SearchRequest(Record):
                 out.append((name, repr(value) if isinstance(value, float) else str(value)))
         if self.messages:
             out.append(("messages", "1"))
+        if self.scope != "all":
+            out.append(("scope", self.scope))
         return out
 
 
 SEARCH_PARAMS = frozenset(
     {"q", "agent", "limit", "project", "since", "until", "mode", "fusion", "decay", "messages"}
-    | {"marks"}
+    | {"scope", "marks"}
 )
 """`marks=1` keeps the highlight marks (\\x02…\\x03) in snippets, for a CLI that renders them."""
 
@@ -100,6 +105,9 @@ def parse_search(params: dict[str, list[str]]) -> SearchRequest:
         raise UsageError(f"mode must be one of {', '.join(MODES)}")
     if fusion is not None and fusion not in FUSIONS:
         raise UsageError(f"fusion must be one of {', '.join(FUSIONS)}")
+    scope = _one(params, "scope") or "all"
+    if scope not in SCOPES:
+        raise UsageError(f"scope must be one of {', '.join(SCOPES)}")
     messages = _one(params, "messages")
     if messages not in (None, "0", "1", "true", "false"):
         raise UsageError("messages must be 1 or 0")
@@ -114,6 +122,7 @@ def parse_search(params: dict[str, list[str]]) -> SearchRequest:
         fusion=fusion,
         decay=_number(params, "decay"),
         messages=messages in ("1", "true"),
+        scope=scope,
     )
 
 

@@ -29,7 +29,7 @@ FORGET = "forget"
 MARKER = "marker"
 """Tombstone reason: a user message carried the ignore marker."""
 
-FTS_TABLES = ("messages_fts", "sessions_fts")
+FTS_TABLES = ("messages_fts", "sessions_fts", "memories_fts", "file_chunks_fts")
 """External-content FTS5 indexes over conversation text; other issues add theirs here."""
 
 

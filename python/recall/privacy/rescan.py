@@ -2,8 +2,9 @@
 
 Rules improve and configs grow after text was indexed. A rescan rewrites
 every stored text the current redactor changes (messages, titles, projects,
-metadata, adapters' resume state, Claude summaries), deletes sessions that
-an exclusion glob or the ignore marker now covers, then rebuilds the FTS
+metadata, adapters' resume state, Claude summaries, memories and file chunks),
+deletes sessions that an exclusion glob or the ignore marker now covers, then
+rebuilds the FTS
 indexes and compacts the file (see `forget.compact`) so no copy of a removed secret survives in the
 database or its WAL. recall.log is rewritten through the redactor too.
 
@@ -41,6 +42,8 @@ class RescanReport(Record):
     states_changed: int = 0
     sessions_removed: int = 0
     log_lines_changed: int = 0
+    sources_changed: int = 0
+    """Memories, file chunks and file records (docs/memory.md) the redactor changed."""
     wal_emptied: bool = True
 
 
@@ -65,6 +68,38 @@ def _messages(store: Store, redactor: Redactor, report: RescanReport) -> None:
             with store.transaction() as db:
                 db.executemany("UPDATE messages SET text = ? WHERE id = ? AND text = ?", changed)
             report.messages_changed += len(changed)
+
+
+_SOURCE_TEXTS = (
+    ("memories", ("text", "project")),
+    ("file_chunks", ("heading", "text")),
+    ("files", ("path", "project")),
+)
+
+
+def _sources(store: Store, redactor: Redactor, report: RescanReport) -> None:
+    """Memories and markdown sources (docs/memory.md): redacted before the lock, written
+    under it only where the row is unchanged."""
+    for table, cols in _SOURCE_TEXTS:
+        sql = (
+            f"SELECT id, {', '.join(cols)} FROM {table}"
+            " WHERE id > coalesce(?, 0) ORDER BY id LIMIT ?"
+        )
+        for rows in _batches(store, sql):
+            changed = []
+            for rowid, *old in rows:
+                new = [redactor.redact(v) if v else v for v in old]
+                if new != old:
+                    changed.append((*new, rowid, *old))
+            if not changed:
+                continue
+            sets = ", ".join(f"{c} = ?" for c in cols)
+            same = " AND ".join(f"{c} IS ?" for c in cols)
+            with store.transaction() as db:
+                for row in changed:
+                    report.sources_changed += db.execute(
+                        f"UPDATE OR REPLACE {table} SET {sets} WHERE id = ? AND {same}", row
+                    ).rowcount
 
 
 def _clean_meta(redactor: Redactor, raw: str) -> str:
@@ -204,6 +239,7 @@ def rescan(store: Store, redactor: Redactor) -> RescanReport:
     _messages(store, redactor, report)
     _sessions(store, redactor, report)
     _summaries(store, redactor, report)
+    _sources(store, redactor, report)
     _privacy(store, report)
     report.wal_emptied = compact(store, rebuild=True)
     _log(redactor, report)
