@@ -23,7 +23,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_context(*context)
     from recall.cli.parser import build_parser
 
-    parser = build_parser(argv[0] if argv else None)
+    try:
+        parser = build_parser(argv[0] if argv else None)
+    except RecallError as exc:  # e.g. a bad RECALL_IMPL met while a subcommand loads
+        sys.stderr.write(f"recall: {exc}\n")
+        return exc.exit_code
     args = parser.parse_args(argv)
     if args.command is None and not args.version:
         parser.print_help()

@@ -8,7 +8,7 @@ from typing import Any
 
 
 def add_parser(subs: Any) -> None:
-    from recall.memory.memories import CATEGORIES
+    from recall.memory import CATEGORIES
 
     p = subs.add_parser("memories", help="list, search, edit or forget memories")
     acts = p.add_subparsers(dest="action", metavar="ACTION", parser_class=type(p))

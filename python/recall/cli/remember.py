@@ -7,7 +7,7 @@ from typing import Any
 
 
 def add_parser(subs: Any) -> None:
-    from recall.memory.memories import CATEGORIES
+    from recall.memory import CATEGORIES
 
     p = subs.add_parser("remember", help="keep a fact (a preference, a decision, a name...)")
     p.add_argument("text", nargs="+", help="what to remember")

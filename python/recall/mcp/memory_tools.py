@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from recall.mcp.tools import Tool, ToolError
+from recall.memory import CATEGORIES
 
 DEFAULT_RESULTS, MAX_RESULTS = 5, 50
-CATEGORIES = ["preference", "fact", "relationship", "goal", "context"]
 
 REMEMBER = {
     "type": "object",

@@ -16,12 +16,12 @@ from typing import Any
 
 from recall import _accel
 from recall.errors import NotFoundError, UsageError
+from recall.memory import CATEGORIES
 from recall.memory.vectors import embed_quietly
 from recall.privacy.redaction import current
 from recall.record import Record
 from recall.store import Store
 
-CATEGORIES = ("preference", "fact", "relationship", "goal", "context")
 MAX_TEXT = 4000
 """A memory is a fact, not a document: longer text belongs in MEMORY.md."""
 DUPLICATE = 0.8
