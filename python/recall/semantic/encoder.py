@@ -25,20 +25,17 @@ class OnnxEncoder:
     """all-MiniLM-L6-v2 (or any BERT-style ONNX export) run in-process."""
 
     def __init__(self, files: ModelFiles, threads: int = 0) -> None:
-        import onnxruntime as ort
         from tokenizers import Tokenizer
 
+        from recall.semantic.optimized import open_session
+
+        self.files = files
         self.model_id = files.model_id
         self.dims = files.manifest.dims
         self.window = files.manifest.window
         try:
             self.tokenizer = Tokenizer.from_file(str(files.paths["tokenizer.json"]))
-            options = ort.SessionOptions()
-            if threads:
-                options.intra_op_num_threads = threads
-            self.session = ort.InferenceSession(
-                str(files.paths["model.onnx"]), options, providers=["CPUExecutionProvider"]
-            )
+            self.session = open_session(files, threads)
         except Exception as exc:  # onnxruntime and tokenizers raise their own kinds
             raise ModelError(f"cannot load the embedding model ({files.origin}): {exc}") from exc
         self.tokenizer.no_padding()
