@@ -53,10 +53,13 @@ def cache_path(files: ModelFiles, ort_version: str) -> Path:
 def options(ort: Any, threads: int = 0) -> Any:
     """Session options for recall's use. Prepacking (copying every weight matrix into
     the GEMM kernel's layout at load) is off: it cost ~40 ms of a ~50 ms load, ~200 ms
-    on a busy machine, and batch throughput measured the same without it."""
+    on a busy machine, and batch throughput measured the same without it. Idle pool
+    threads sleep rather than spin: embedding runs beside the user's own work, and on
+    a loaded machine spinning measured slower, not faster."""
     opts = ort.SessionOptions()
     opts.log_severity_level = 3  # onnxruntime's warnings are not the user's business
     opts.add_session_config_entry("session.disable_prepacking", "1")
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
     if threads:
         opts.intra_op_num_threads = threads
     return opts
