@@ -66,11 +66,10 @@ def _exit_now(code: int) -> None:
     for nothing: recall's files are closed by then (the database by its
     context manager, recall.log after each line) and no atexit work is needed.
     """
+    import contextlib
     import os
 
     for stream in (sys.stdout, sys.stderr):
-        try:
+        with contextlib.suppress(BrokenPipeError, ValueError):  # a reader gone, a closed stream
             stream.flush()
-        except (BrokenPipeError, ValueError):  # a reader that went away, a closed stream
-            pass
     os._exit(code)

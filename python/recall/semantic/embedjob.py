@@ -119,10 +119,10 @@ def embed_pending(
             report.cached += hits
             tick.messages = report.messages
             advance(0, max(0, skipped))
-    except KeyboardInterrupt:
+        if report.chunks or vectors.stats(store.conn, model).chunks:
+            report.indexed = index.build(store.conn, model, _dims(encoder, store, model))
+    except KeyboardInterrupt:  # an index build stopped half-way leaves the old one in place
         report.interrupted = True
-    if not report.interrupted and (report.chunks or vectors.stats(store.conn, model).chunks):
-        report.indexed = index.build(store.conn, model, _dims(encoder, store, model))
     report.seconds = time.perf_counter() - started
     return report
 
