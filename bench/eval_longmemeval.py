@@ -27,6 +27,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -81,14 +82,10 @@ def import_lines(q: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def run_question(q: dict[str, Any], args: argparse.Namespace, cache: Any) -> dict[str, Any]:
+@contextlib.contextmanager
+def haystack(q: dict[str, Any]) -> Iterator[Path]:
+    """A throwaway RECALL_HOME holding this question's haystack, ingested as a user would."""
     from recall.cli import main as recall_main
-    from recall.config import load_config
-    from recall.search.modes import run
-    from recall.search.results import Filters
-    from recall.semantic.embedjob import embed_pending
-    from recall.semantic.provider import get_encoder
-    from recall.store import open_reader, open_writer
 
     home = Path(tempfile.mkdtemp(prefix="recall-lme-"))
     os.environ["RECALL_HOME"] = str(home)
@@ -98,6 +95,20 @@ def run_question(q: dict[str, Any], args: argparse.Namespace, cache: Any) -> dic
         with contextlib.redirect_stdout(io.StringIO()):
             if recall_main(["ingest", "--format", "jsonl", str(src)]) != 0:
                 raise SystemExit(f"ingest failed for {q['question_id']}")
+        yield home
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def run_question(q: dict[str, Any], args: argparse.Namespace, cache: Any) -> dict[str, Any]:
+    from recall.config import load_config
+    from recall.search.modes import run
+    from recall.search.results import Filters
+    from recall.semantic.embedjob import embed_pending
+    from recall.semantic.provider import get_encoder
+    from recall.store import open_reader, open_writer
+
+    with haystack(q):
         with open_writer() as store:
             embed_pending(store, get_encoder(), load_config().embed_roles, cache=cache)
         gold = set(q["answer_session_ids"])
@@ -109,8 +120,6 @@ def run_question(q: dict[str, Any], args: argparse.Namespace, cache: Any) -> dic
                 ranked = [r.session_id for r in out.results]
                 scores[mode] = metrics(ranked, gold, corpus)
         return {"id": q["question_id"], "type": q["question_type"], "scores": scores}
-    finally:
-        shutil.rmtree(home, ignore_errors=True)
 
 
 def table(rows: list[dict[str, Any]]) -> str:

@@ -12,6 +12,8 @@ Every `RECALL_*` environment variable is read here and nowhere else:
 - `RECALL_MODEL_DIR`: a directory holding `model.onnx` and `tokenizer.json`
   to embed with (overrides `model_dir` in config).
 - `RECALL_EMBEDDING`: `local`, `none` or `openai` (overrides `embedding`).
+- `RECALL_DIGEST_CHILD`: set by `recall digest` in its summariser's environment;
+  a hook that inherits it keeps that session out of the index (`digest_child`).
 """
 
 from __future__ import annotations
@@ -76,6 +78,20 @@ class SearchConfig(Record):
     """How hybrid search merges keyword and semantic ranks: rrf, weighted, 0.4/0.6, 0.3/0.7."""
     decay: float = 0.0
     """Time decay λ per day (score × exp(-λ·age_days)); 0 turns it off, 0.01 halves in ~69 days."""
+    weights: dict[str, float] = field(default_factory=dict)
+    """Per-source weights of one search over every source (docs/memory.md): memory,
+    memory_file, daily_log, file, message, session; those not given keep their defaults."""
+
+
+# Daily digests (docs/memory.md).
+class DigestConfig(Record):
+    command: str | None = None
+    """The summariser: a command that reads a prompt on stdin and prints the summary
+    (`claude -p`, `llm`, `ollama run llama3`...). Unset: `recall digest` does nothing."""
+    max_tokens: int = 12000
+    """The most conversation a digest sends, in tokens (about 4 characters each)."""
+    timeout: float = 600.0
+    """Seconds the summariser may take before the digest gives up (and summarises nothing)."""
 
 
 class Config(Record):
@@ -92,6 +108,7 @@ class Config(Record):
     embed_roles: list[str] = field(default_factory=lambda: ["user"])
     endpoint: EndpointConfig = field(default_factory=EndpointConfig)
     search: SearchConfig = field(default_factory=SearchConfig)
+    digest: DigestConfig = field(default_factory=DigestConfig)
 
 
 def data_dir() -> Path:
@@ -220,3 +237,11 @@ def embedding_provider() -> str:
 
 def model_dir() -> str | None:
     return os.environ.get("RECALL_MODEL_DIR") or load_config().model_dir
+
+
+DIGEST_CHILD = "RECALL_DIGEST_CHILD"
+
+
+def digest_child() -> bool:
+    """Whether this process runs inside a summariser `recall digest` started (docs/memory.md)."""
+    return os.environ.get(DIGEST_CHILD) == "1"

@@ -16,6 +16,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     event = hook_event(argv)
     if event is not None:
         return run_hook(event, [], None)
+    from recall.cli.context import fast_args, run_context
+
+    context = fast_args(argv)
+    if context is not None:
+        return run_context(*context)
     from recall.cli.parser import build_parser
 
     parser = build_parser(argv[0] if argv else None)

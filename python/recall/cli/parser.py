@@ -22,6 +22,14 @@ COMMANDS = (
     "doctor",
     "redact",
     "forget",
+    "mcp",
+    "context",
+    "setup",
+    "hooks",
+    "remember",
+    "memories",
+    "memory",
+    "digest",
 )
 """Subcommands, each a module of this package with `add_parser(subs)` and `run(args)`."""
 

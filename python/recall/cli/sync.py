@@ -56,6 +56,12 @@ def run(args: argparse.Namespace) -> int:
             progress=progress("Indexing transcripts") if show_progress else None,
             force=args.force,
         )
+        if not report.disk_full:
+            from recall.memory.files import sync_files
+
+            files = sync_files(
+                store, not args.no_embed
+            )  # MEMORY.md, daily logs, guidance files (docs/memory.md)
     if report.disk_full:
         sys.stderr.write(
             f"recall: disk full: {report.sessions_touched} sessions indexed, "
@@ -67,7 +73,8 @@ def run(args: argparse.Namespace) -> int:
             totals = stats(reader.conn, reader.path)
         print(
             f"{summary_line(report)}. Index: {totals.sessions} sessions, "
-            f"{totals.messages} messages."
+            f"{totals.messages} messages; {files.files} memory and guidance files"
+            f" ({files.changed} changed, {files.removed} removed)."
         )
         for path, why in report.passed_over:
             print(f"  passed over {path}: {why}")

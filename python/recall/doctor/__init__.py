@@ -8,7 +8,7 @@ it in `CHECKS`; the CLI, the JSON output and the exit status follow.
 from __future__ import annotations
 
 from recall.doctor.findings import FAIL, OK, SKIP, WARN, Check, CheckFn, Context
-from recall.doctor.hook_checks import check_hooks
+from recall.doctor.hook_checks import check_hooks, check_mcp
 from recall.doctor.setup_checks import check_config, check_data_dir
 from recall.doctor.store_checks import (
     check_database,
@@ -32,6 +32,7 @@ def checks() -> list[CheckFn]:
         check_indexes,
         check_lock,
         check_hooks,
+        check_mcp,
         check_model,
         check_log,
     ]
