@@ -13,10 +13,11 @@ Every figure sits beside a baseline measured in the same run:
 2. Embedding throughput with both roles embedded: the `recall embed` job
    (`embed_pending`) on the same messages with the shipped settings and with
    the baseline (the source model file under onnxruntime's default session
-   options, one encoder call per batch of 128 messages, every piece of every
-   message), alternating rounds, on two corpora: LongMemEval turns (real
-   conversations) and synthetic agent sessions (`bench/corpus.py`: prose,
-   code, logs). Chunks/s, characters/s and the ratios.
+   options, one encoder call per batch of 128 messages, 4096 padded tokens
+   an onnxruntime call, every piece of every message), alternating rounds,
+   on two corpora: LongMemEval turns (real conversations) and synthetic agent
+   sessions (`bench/corpus.py`: prose, code, logs). Chunks/s, characters/s
+   and the ratios.
 3. Progress: a `recall embed` process on a pseudo-terminal; seconds until its
    first line with a rate and an ETA.
 """
@@ -95,17 +96,18 @@ def _recall(home: Path, *argv: str) -> None:
 
 @contextlib.contextmanager
 def knobs(**values: Any) -> Iterator[None]:
-    """Module settings of the embedding job set for a block (the baseline's)."""
-    from recall.semantic import embedjob
+    """Module settings of the embedding job and the encoder set for a block (the baseline's)."""
+    from recall.semantic import embedjob, encoder
 
-    old = {k: getattr(embedjob, k) for k in values}
+    module = {k: embedjob if hasattr(embedjob, k) else encoder for k in values}
+    old = {k: getattr(module[k], k) for k in values}
     for k, v in values.items():
-        setattr(embedjob, k, v)
+        setattr(module[k], k, v)
     try:
         yield
     finally:
         for k, v in old.items():
-            setattr(embedjob, k, v)
+            setattr(module[k], k, v)
 
 
 def encoders() -> dict[str, tuple[Any, dict[str, Any]]]:
@@ -120,7 +122,7 @@ def encoders() -> dict[str, tuple[Any, dict[str, Any]]]:
     source = str(shipped.files.paths["model.onnx"])
     base.session = ort.InferenceSession(source, providers=["CPUExecutionProvider"])
     huge = 1 << 40
-    old = {"GROUP_CHARS": huge, "FIRST_GROUP_CHARS": huge, "MAX_PIECES": huge}
+    old = {"GROUP_CHARS": huge, "FIRST_GROUP_CHARS": huge, "MAX_PIECES": huge, "BATCH_TOKENS": 4096}
     return {"baseline": (base, old), "shipped": (shipped, {})}
 
 
