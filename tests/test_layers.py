@@ -8,14 +8,12 @@ process to prove `recall.semantic` stays unloaded.
 from __future__ import annotations
 
 import ast
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from clihelp import call
+from daemons import modules_after
 from paths import REPO
 
 PACKAGE = REPO / "python" / "recall"
@@ -121,22 +119,7 @@ def test_every_folder_says_what_it_owns() -> None:
 
 
 def _loaded_after(argv: list[str], env: dict[str, str]) -> list[str]:
-    probe = (
-        "import sys, runpy\n"
-        "sys.argv = ['recall', *sys.argv[1:]]\n"
-        "try:\n    runpy.run_module('recall', run_name='__main__')\n"
-        "except SystemExit:\n    pass\n"
-        "print(' '.join(sorted(m for m in sys.modules if m.startswith('recall.'))))\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", probe, *argv],
-        capture_output=True,
-        text=True,
-        env={**os.environ, **env},
-        timeout=120,
-        check=False,
-    )
-    return done.stdout.split()
+    return sorted(m for m in modules_after(argv, env=env) if m.startswith("recall."))
 
 
 def test_a_keyword_search_never_enters_semantic(
@@ -177,3 +160,16 @@ def test_search_never_imports_the_memory_layer() -> None:
 
 def test_memory_loads_semantic_only_in_its_vectors_module() -> None:
     _semantic_only_in("recall.memory", "recall.memory.vectors")
+
+
+def test_peers_sit_below_the_surfaces_and_above_search() -> None:
+    """`peers/` (client, protocol, merging) imports neither the daemon nor the CLI; only
+    surfaces (`cli/`, `serve/`, `doctor/`) import `peers/` or `serve/`."""
+    for layer in ("recall.serve", "recall.cli"):
+        users = {m for m in _importers(layer) if m.startswith("recall.peers")}
+        assert not users, f"peers modules importing {layer}: {sorted(users)}"
+    surfaces = ("recall.cli", "recall.serve", "recall.peers", "recall.doctor", "recall.mcp")
+    surfaces += ("recall.context", "recall.setup")
+    for layer in ("recall.peers", "recall.serve"):
+        users = {m for m in _importers(layer) if not m.startswith(surfaces)}
+        assert not users, f"modules below the surfaces importing {layer}: {sorted(users)}"

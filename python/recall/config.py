@@ -14,6 +14,8 @@ Every `RECALL_*` environment variable is read here and nowhere else:
 - `RECALL_EMBEDDING`: `local`, `none` or `openai` (overrides `embedding`).
 - `RECALL_DIGEST_CHILD`: set by `recall digest` in its summariser's environment;
   a hook that inherits it keeps that session out of the index (`digest_child`).
+- `RECALL_NO_DAEMON`: `1` makes a local `recall search` run in-process even
+  when `recall serve` is running (`use_daemon`; the benchmark's cold path).
 """
 
 from __future__ import annotations
@@ -94,6 +96,33 @@ class DigestConfig(Record):
     """Seconds the summariser may take before the digest gives up (and summarises nothing)."""
 
 
+# `recall serve` and its peers (docs/serve.md).
+class ServeConfig(Record):
+    host: str = "127.0.0.1"
+    port: int = 8765
+    token_sha256: str | None = None
+    """SHA-256 (hex) of the daemon's token; the token itself lives only in its 0600 file."""
+    names: list[str] = field(default_factory=list)
+    """Extra `Host` names the daemon answers to (besides loopback and this computer's name)."""
+    tls_cert: str | None = None
+    tls_key: str | None = None
+    max_connections: int = 32
+    request_timeout: float = 10.0
+    """Seconds a client has to send its whole request head (and TLS handshake)."""
+    sync_minutes: float = 5.0
+    """How often the reconciliation worker runs after its first pass at start."""
+
+
+class PeerConfig(Record):
+    name: str
+    url: str
+    token_file: str | None = None
+    """A file holding the peer's token (never the token itself)."""
+    timeout: float = 5.0
+    ca_file: str | None = None
+    """For an https URL with a self-signed certificate: the certificate to trust."""
+
+
 class Config(Record):
     computer: str | None = None
     agents: dict[str, AgentConfig] = field(default_factory=dict)
@@ -109,6 +138,9 @@ class Config(Record):
     endpoint: EndpointConfig = field(default_factory=EndpointConfig)
     search: SearchConfig = field(default_factory=SearchConfig)
     digest: DigestConfig = field(default_factory=DigestConfig)
+    # across computers (docs/serve.md)
+    serve: ServeConfig = field(default_factory=ServeConfig)
+    peers: list[PeerConfig] = field(default_factory=list)
 
 
 def data_dir() -> Path:
@@ -233,6 +265,21 @@ def embedding_provider() -> str:
     if value not in ("local", "none", "openai"):
         raise ConfigError(f"embedding must be local, none or openai, not {value!r}")
     return value
+
+
+def use_daemon() -> bool:
+    """Whether a local search may be answered by a running `recall serve` (RECALL_NO_DAEMON)."""
+    return os.environ.get("RECALL_NO_DAEMON", "") not in ("1", "true", "yes")
+
+
+def recall_environment() -> dict[str, str]:
+    """The RECALL_* variables set now, for a service that must see the same index and config."""
+    return {k: v for k, v in os.environ.items() if k.startswith("RECALL_")}
+
+
+def forget_loaded() -> None:
+    """Drop the cached config, after recall itself rewrote the file."""
+    _load.cache_clear()
 
 
 def model_dir() -> str | None:

@@ -57,9 +57,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 def cli() -> None:
     """Console-script entry point."""
     code = main()
-    if "onnxruntime" in sys.modules:
+    if "onnxruntime" in sys.modules and not _other_threads():
         _exit_now(code)
     sys.exit(code)
+
+
+def _other_threads() -> bool:
+    """Whether a non-daemon thread is still running: Python's exit waits for it, so must we."""
+    import threading
+
+    return any(t is not threading.main_thread() and not t.daemon for t in threading.enumerate())
 
 
 def _exit_now(code: int) -> None:

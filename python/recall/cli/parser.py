@@ -30,6 +30,9 @@ COMMANDS = (
     "memories",
     "memory",
     "digest",
+    "serve",
+    "peers",
+    "service",
 )
 """Subcommands, each a module of this package with `add_parser(subs)` and `run(args)`."""
 

@@ -7,6 +7,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from recall.peers.protocol import SearchRequest
     from recall.search.modes import Outcome
     from recall.search.results import Filters
 
@@ -57,6 +58,14 @@ def add_parser(subs: Any) -> None:
         metavar="λ",
         help="time decay: score × exp(-λ·age in days), e.g. 0.01 (default: config, else off)",
     )
+    # --- across computers (docs/serve.md) ---
+    p.add_argument(
+        "--computer",
+        nargs="+",
+        default=None,
+        metavar="NAME",
+        help="ask these computers' daemons too: peer names, `local` (this one) or `all`",
+    )
     p.set_defaults(run=run)
 
 
@@ -64,7 +73,8 @@ def run(args: argparse.Namespace) -> int:
     from recall.cli.render import day, highlight, print_json, short_id, use_color, wrap
     from recall.cli.sources import source_lines
     from recall.errors import UsageError
-    from recall.search.results import MAX_LIMIT, Filters, plain
+    from recall.peers.protocol import SearchRequest
+    from recall.search.results import MAX_LIMIT, plain
     from recall.timeutil import parse_when
 
     if not 1 <= args.limit <= MAX_LIMIT:
@@ -72,15 +82,30 @@ def run(args: argparse.Namespace) -> int:
     query = " ".join(args.query)
     if not query.strip():
         raise UsageError("the query is empty: give words to search for")
-    filters = Filters(
+    request = SearchRequest(
+        q=query,
         agents=args.agent,
         project=args.project,
         since=parse_when(args.since) if args.since else None,
         until=parse_when(args.until) if args.until else None,
+        limit=args.limit,
+        mode=args.mode,
+        fusion=args.fusion,
+        decay=args.decay,
+        messages=args.messages,
+        scope=args.scope,
     )
-    outcome, indexed = search(
-        query, filters, args.limit, args.mode, args.fusion, args.decay, args.messages, args.scope
-    )
+    # --- across computers (docs/serve.md) ---
+    if args.computer:
+        from recall.peers.fanout import search_computers
+
+        outcome, indexed = search_computers(request, args.computer, local_search)
+    else:  # a running daemon has the model loaded already
+        from recall.peers.warm import ask_daemon
+
+        outcome, indexed = ask_daemon(request) or local_search(request)
+    for error in outcome.output.errors:
+        sys.stderr.write(f"recall: {error['computer']}: {error['error']}\n")
     if outcome.note:
         sys.stderr.write(f"recall: {outcome.note}\n")
     out = outcome.output
@@ -161,6 +186,30 @@ def search(
             source_vectors(mode),
         )
     return outcome, indexed
+
+
+def local_search(request: SearchRequest) -> tuple[Outcome, bool]:
+    """`search` for a request as the CLI builds it and as it comes off the wire: what
+    `recall search` runs in-process and what `recall serve` answers with (snippets keep
+    their highlight marks)."""
+    from recall.search.results import Filters
+
+    filters = Filters(
+        agents=list(request.agents),
+        project=request.project,
+        since=request.since,
+        until=request.until,
+    )
+    return search(
+        request.q,
+        filters,
+        request.limit,
+        request.mode,
+        request.fusion,
+        request.decay,
+        request.messages,
+        request.scope,
+    )
 
 
 def known_agents(db: Any, asked: list[str]) -> list[str]:
