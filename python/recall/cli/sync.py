@@ -88,26 +88,40 @@ def run(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
     if not args.no_embed:
-        _embed_after_sync(args.quiet)
+        return _embed_after_sync(args.quiet)
     return 0
 
 
 # --- semantic search ---
-def _embed_after_sync(quiet: bool) -> None:
-    """Embed what sync brought in; without a model, say why once and carry on."""
-    from recall.cli.embed import embed_now
+def _embed_after_sync(quiet: bool) -> int:
+    """Embed what sync brought in, after saying keyword search already works; without a
+    model, say why once and carry on. Ctrl-C stops the embedding only (exit 130)."""
+    from recall.cli.embed import embed_now, stopped_line
     from recall.cli.embed import summary_line as embed_line
     from recall.config import embedding_provider
     from recall.semantic import ModelError
 
     if embedding_provider() == "none":
-        return
+        return 0
+
+    def announce(pending: int) -> None:
+        if not quiet:
+            print(
+                f"Keyword search works now; embedding {pending} messages for semantic search "
+                "(Ctrl-C to stop, it resumes next time).",
+                flush=True,
+            )
+
     try:
-        report = embed_now(quiet)
+        report = embed_now(quiet, announce=announce)
     except ModelError as exc:
         if not quiet:  # one short line: keyword search works either way
             why = "no embedding model (`recall model install`)" if " lacks " in str(exc) else exc
             sys.stderr.write(f"recall: semantic search is off: {why}\n")
-        return
+        return 0
+    if report.interrupted:
+        sys.stderr.write(f"recall: {stopped_line(report)}\n")
+        return 130
     if not quiet and report.messages:
         print(embed_line(report))
+    return 0

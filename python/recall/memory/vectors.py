@@ -114,7 +114,7 @@ def nearest(
         ).fetchall()
         if not rows:
             return []
-        encoder = get_encoder()
+        encoder = get_encoder(query=True)  # the one a search's session leg loads too
     except ModelError:
         return []
     import numpy as np

@@ -105,10 +105,10 @@ class Worker:
         from recall.store import open_writer
 
         try:
-            encoder = get_encoder()  # loaded once: later searches find it warm
+            encoder = get_encoder()  # loaded once per process (searches load their own, once)
         except ModelError:
             return 0
         with open_writer() as store:
             roles = load_config().embed_roles
-            report = embed_pending(store, encoder, roles, progress=self._check)
+            report = embed_pending(store, encoder, roles, progress=lambda _tick: self._check(0, 0))
         return int(report.messages)
