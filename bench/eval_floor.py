@@ -1,7 +1,7 @@
 """Calibrating the semantic similarity floor on both evaluation sets.
 
 A semantic-only hit must clear a cosine floor (`recall.semantic.nearest.
-MIN_SIMILARITY`). This measures, with the configured model and roles:
+FLOOR`). This measures, with the configured model and roles:
 
 - relevant: each question's cosine to the best chunk of each evidence message,
   on the agent-decisions set and on LongMemEval haystacks;

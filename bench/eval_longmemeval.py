@@ -18,11 +18,13 @@ Vectors are cached by model and text (`--cache`), so a re-run embeds nothing new
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gzip
 import json
 import os
 import sys
 import time
+from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -60,6 +62,14 @@ def import_lines(q: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+@contextlib.contextmanager
+def haystack(q: dict[str, Any]) -> Iterator[Path]:
+    """A throwaway RECALL_HOME holding this question's haystack, ingested as a user would."""
+    with ec.throwaway_home() as home:
+        ec.ingest(home, import_lines(q))
+        yield home
+
+
 def evidence(conn: Any, q: dict[str, Any]) -> set[ec.Message]:
     """The `has_answer` turns as (session, message index), aligned to what was stored
     (a turn with no text is not stored, which shifts the indexes after it)."""
@@ -89,8 +99,7 @@ def run_question(
 ) -> dict[str, Any]:
     from recall.store import open_reader
 
-    with ec.throwaway_home() as home:
-        ec.ingest(home, import_lines(q))
+    with haystack(q):
         ec.embed(args, cache)
         gold = set(q["answer_session_ids"])
         with open_reader() as reader:

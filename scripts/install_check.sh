@@ -37,7 +37,10 @@ check_recall() {  # check_recall BIN EXPECTED_CORE
         "$bin/recall" demo > "$home/demo.out"
     grep -q "Indexed 3 sample sessions" "$home/demo.out" || { cat "$home/demo.out"; exit 1; }
     env -i PATH="$bin:$BARE_PATH" HOME="$home" RECALL_HOME="$home/recall" \
-        "$bin/recall" status > /dev/null
+        "$bin/recall" status > "$home/status"
+    if [ "$want" = python ]; then  # status says why there is no Rust core
+        grep -q "no Rust core" "$home/status" || { cat "$home/status"; exit 1; }
+    fi
 }
 
 check_model() {  # check_model BIN: the model in one step, then a search by meaning
@@ -75,6 +78,11 @@ export PIPX_HOME="$WORK/pipx" PIPX_BIN_DIR="$WORK/pipx-bin"
 env PATH="$tools:$BARE_PATH" "$tools/pipx" install --pip-args=--log="$WORK/source.log" "$REPO" \
     > "$WORK/pipx.out" 2>&1 || { cat "$WORK/pipx.out"; exit 1; }
 if grep -qi puccinialin "$WORK/source.log"; then echo "a Rust toolchain was fetched"; exit 1; fi
+# every URL pip fetched is PyPI's (the index or its file host), nothing else
+if grep -oE 'https?://[^/ ]+' "$WORK/source.log" | sort -u \
+    | grep -vE '^https://(pypi\.org|files\.pythonhosted\.org)(:443)?$'; then
+    echo "the source install reached a host other than PyPI"; exit 1
+fi
 check_recall "$PIPX_BIN_DIR" python
 check_model "$PIPX_BIN_DIR"
 say "every install path works"

@@ -20,7 +20,13 @@ step "pytest with the pure-Python core (parity tests ran above)"
 RECALL_IMPL=python "$PY" -m pytest -q -p no:cacheprovider -m "not parity"
 
 step "install paths: native wheel, pure wheel, pipx from source without cargo; the model in one step"
-bash scripts/install_check.sh
+# The check builds venvs with a POSIX layout (bin/) and a bare Linux PATH; the
+# release workflow installs the macOS and Windows wheels on their own runners.
+if [ "$(uname -s)" = Linux ]; then
+    bash scripts/install_check.sh
+else
+    echo "install check runs on Linux only (this is $(uname -s)); release.yml installs the other wheels"
+fi
 
 step "cargo test"
 cargo test --quiet

@@ -8,14 +8,12 @@ process to prove `recall.semantic` stays unloaded.
 from __future__ import annotations
 
 import ast
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from clihelp import call
+from daemons import modules_after
 from paths import REPO
 
 PACKAGE = REPO / "python" / "recall"
@@ -76,16 +74,22 @@ def test_only_accel_imports_the_native_core() -> None:
     assert users == {"recall._accel"}
 
 
-def test_search_loads_semantic_only_inside_the_mode_choice() -> None:
-    """Keyword search modules never import `recall.semantic`; `modes` does so in a function."""
+def _semantic_only_in(package: str, allowed: str) -> None:
+    """`package`'s modules never import `recall.semantic` at load time, and only
+    `allowed` does so at all (inside a function)."""
     for name, path in MODULES.items():
-        if not name.startswith("recall.search"):
+        if not name.startswith(package):
             continue
         top = {i for i in _imports(path, top_level_only=True) if i.startswith("recall.semantic")}
         assert not top, f"{name} imports {sorted(top)} at load time"
-        if name != "recall.search.modes":
+        if name != allowed:
             lazy = {i for i in _imports(path) if i.startswith("recall.semantic")}
             assert not lazy, f"{name} imports {sorted(lazy)}"
+
+
+def test_search_loads_semantic_only_inside_the_mode_choice() -> None:
+    """Keyword search modules never import `recall.semantic`; `modes` does so in a function."""
+    _semantic_only_in("recall.search", "recall.search.modes")
 
 
 def test_no_import_loop_between_modules() -> None:
@@ -115,22 +119,7 @@ def test_every_folder_says_what_it_owns() -> None:
 
 
 def _loaded_after(argv: list[str], env: dict[str, str]) -> list[str]:
-    probe = (
-        "import sys, runpy\n"
-        "sys.argv = ['recall', *sys.argv[1:]]\n"
-        "try:\n    runpy.run_module('recall', run_name='__main__')\n"
-        "except SystemExit:\n    pass\n"
-        "print(' '.join(sorted(m for m in sys.modules if m.startswith('recall.'))))\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", probe, *argv],
-        capture_output=True,
-        text=True,
-        env={**os.environ, **env},
-        timeout=120,
-        check=False,
-    )
-    return done.stdout.split()
+    return sorted(m for m in modules_after(argv, env=env) if m.startswith("recall."))
 
 
 def test_a_keyword_search_never_enters_semantic(
@@ -146,3 +135,41 @@ def test_a_keyword_search_never_enters_semantic(
     loaded = _loaded_after(["search", "kafka"], {})
     assert "recall.search.keyword" in loaded
     assert not [m for m in loaded if m.startswith("recall.semantic")], loaded
+
+
+def test_the_mcp_sdk_is_never_a_runtime_import() -> None:
+    """`recall mcp` is a server of our own: the SDK (pydantic, starlette, …) is for tests."""
+    for name, path in MODULES.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            sdk = [n for n in names if n == "mcp" or n.startswith("mcp.")]
+            assert not sdk, f"{name} imports the MCP SDK ({sdk})"
+
+
+def test_search_never_imports_the_memory_layer() -> None:
+    """`search/` reads memories and chunks itself; `memory/` writes them and sits above it."""
+    users = {m for m in _importers("recall.memory") if m.startswith("recall.search")}
+    assert not users, f"search modules importing recall.memory: {sorted(users)}"
+
+
+def test_memory_loads_semantic_only_in_its_vectors_module() -> None:
+    _semantic_only_in("recall.memory", "recall.memory.vectors")
+
+
+def test_peers_sit_below_the_surfaces_and_above_search() -> None:
+    """`peers/` (client, protocol, merging) imports neither the daemon nor the CLI; only
+    surfaces (`cli/`, `serve/`, `doctor/`) import `peers/` or `serve/`."""
+    for layer in ("recall.serve", "recall.cli"):
+        users = {m for m in _importers(layer) if m.startswith("recall.peers")}
+        assert not users, f"peers modules importing {layer}: {sorted(users)}"
+    surfaces = ("recall.cli", "recall.serve", "recall.peers", "recall.doctor", "recall.mcp")
+    surfaces += ("recall.context", "recall.setup")
+    for layer in ("recall.peers", "recall.serve"):
+        users = {m for m in _importers(layer) if not m.startswith(surfaces)}
+        assert not users, f"modules below the surfaces importing {layer}: {sorted(users)}"

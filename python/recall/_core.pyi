@@ -147,6 +147,7 @@ def parse_transcript(
     int,
     dict[str, Any],
     list[tuple[str, int]],
+    list[tuple[str, str]],
 ]:
     """Parse one agent's transcript bytes into plain records, resuming from `state`.
 
@@ -157,14 +158,19 @@ def parse_transcript(
     Claude's sub-agent id, the parent session the folders name, and whether
     the file is one JSON document (Gemini's legacy `.json`) rather than JSONL.
 
-    Returns `(parts, offset, state, skipped)`: per session touched,
+    Returns `(parts, offset, state, skipped, summaries)`: per session touched,
     `(session_id, agent, project, title, title_rank, parent_session_id,
     started_at, metadata, messages, replace, rewinds)` with messages as
     `(key, role, text, timestamp)`; the bytes consumed (to the end of the
-    last complete line); the state for the next parse; and `(reason, count)`
-    of skipped records in first-seen order. Keep/drop rules are FORMATS.md's,
-    as `docs/mirror.md` lists them. Never raises on content: invalid UTF-8,
-    broken JSON (including nesting deeper than 256), non-objects and
-    unexpected shapes are counted and skipped. Lone surrogate escapes become
-    U+FFFD.
+    last complete line); the state for the next parse; `(reason, count)` of
+    skipped records in first-seen order; and Claude `summary` lines as
+    `(leafUuid, summary)` in file order (those with a non-empty leaf and
+    stripped text). A summary titles the session holding its leaf message,
+    often in another file, so it is no part's title. A part's `title_rank`
+    is 3 for the agent's own title (Claude `ai-title`, Codex thread name,
+    Gemini summary) and 4 for the user's (`custom-title`), 0 without one.
+    Keep/drop rules are FORMATS.md's, as `docs/mirror.md` lists them. Never
+    raises on content: invalid UTF-8, broken JSON (including nesting deeper
+    than 256), non-objects and unexpected shapes are counted and skipped.
+    Lone surrogate escapes become U+FFFD.
     """

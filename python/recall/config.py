@@ -12,6 +12,10 @@ Every `RECALL_*` environment variable is read here and nowhere else:
 - `RECALL_MODEL_DIR`: a directory holding `model.onnx` and `tokenizer.json`
   to embed with (overrides `model_dir` in config).
 - `RECALL_EMBEDDING`: `local`, `none` or `openai` (overrides `embedding`).
+- `RECALL_DIGEST_CHILD`: set by `recall digest` in its summariser's environment;
+  a hook that inherits it keeps that session out of the index (`digest_child`).
+- `RECALL_NO_DAEMON`: `1` makes a local `recall search` run in-process even
+  when `recall serve` is running (`use_daemon`; the benchmark's cold path).
 """
 
 from __future__ import annotations
@@ -76,6 +80,47 @@ class SearchConfig(Record):
     """How hybrid search merges keyword and semantic ranks: rrf, weighted, 0.4/0.6, 0.3/0.7."""
     decay: float = 0.0
     """Time decay λ per day (score × exp(-λ·age_days)); 0 turns it off, 0.01 halves in ~69 days."""
+    weights: dict[str, float] = field(default_factory=dict)
+    """Per-source weights of one search over every source (docs/memory.md): memory,
+    memory_file, daily_log, file, message, session; those not given keep their defaults."""
+
+
+# Daily digests (docs/memory.md).
+class DigestConfig(Record):
+    command: str | None = None
+    """The summariser: a command that reads a prompt on stdin and prints the summary
+    (`claude -p`, `llm`, `ollama run llama3`...). Unset: `recall digest` does nothing."""
+    max_tokens: int = 12000
+    """The most conversation a digest sends, in tokens (about 4 characters each)."""
+    timeout: float = 600.0
+    """Seconds the summariser may take before the digest gives up (and summarises nothing)."""
+
+
+# `recall serve` and its peers (docs/serve.md).
+class ServeConfig(Record):
+    host: str = "127.0.0.1"
+    port: int = 8765
+    token_sha256: str | None = None
+    """SHA-256 (hex) of the daemon's token; the token itself lives only in its 0600 file."""
+    names: list[str] = field(default_factory=list)
+    """Extra `Host` names the daemon answers to (besides loopback and this computer's name)."""
+    tls_cert: str | None = None
+    tls_key: str | None = None
+    max_connections: int = 32
+    request_timeout: float = 10.0
+    """Seconds a client has to send its whole request head (and TLS handshake)."""
+    sync_minutes: float = 5.0
+    """How often the reconciliation worker runs after its first pass at start."""
+
+
+class PeerConfig(Record):
+    name: str
+    url: str
+    token_file: str | None = None
+    """A file holding the peer's token (never the token itself)."""
+    timeout: float = 5.0
+    ca_file: str | None = None
+    """For an https URL with a self-signed certificate: the certificate to trust."""
 
 
 class Config(Record):
@@ -93,6 +138,10 @@ class Config(Record):
     """Whose turns get vectors: the decisions are mostly in the assistant's replies."""
     endpoint: EndpointConfig = field(default_factory=EndpointConfig)
     search: SearchConfig = field(default_factory=SearchConfig)
+    digest: DigestConfig = field(default_factory=DigestConfig)
+    # across computers (docs/serve.md)
+    serve: ServeConfig = field(default_factory=ServeConfig)
+    peers: list[PeerConfig] = field(default_factory=list)
 
 
 def data_dir() -> Path:
@@ -219,5 +268,28 @@ def embedding_provider() -> str:
     return value
 
 
+def use_daemon() -> bool:
+    """Whether a local search may be answered by a running `recall serve` (RECALL_NO_DAEMON)."""
+    return os.environ.get("RECALL_NO_DAEMON", "") not in ("1", "true", "yes")
+
+
+def recall_environment() -> dict[str, str]:
+    """The RECALL_* variables set now, for a service that must see the same index and config."""
+    return {k: v for k, v in os.environ.items() if k.startswith("RECALL_")}
+
+
+def forget_loaded() -> None:
+    """Drop the cached config, after recall itself rewrote the file."""
+    _load.cache_clear()
+
+
 def model_dir() -> str | None:
     return os.environ.get("RECALL_MODEL_DIR") or load_config().model_dir
+
+
+DIGEST_CHILD = "RECALL_DIGEST_CHILD"
+
+
+def digest_child() -> bool:
+    """Whether this process runs inside a summariser `recall digest` started (docs/memory.md)."""
+    return os.environ.get(DIGEST_CHILD) == "1"

@@ -27,6 +27,7 @@ from recall.privacy.redaction import current
 from recall.record import Record, field, replace
 from recall.safeio import MAX_LINE, SKIP_BIG_DOCUMENT, SKIP_LONG_LINE, open_regular, skip_line
 from recall.store import Store
+from recall.store.titles import record_summaries
 from recall.store.writer import (
     Redactor,
     TranscriptMark,
@@ -188,6 +189,9 @@ def _redact(parsed: Parsed) -> list[str]:
         if policy.has_marker(part, settings.ignore_marker):
             marked.append(part.info.session_id)
         kept.append(redacted_part(part, redactor))
+    # A file of an excluded project keeps its summaries out too.
+    excluded = len(kept) < len(parsed.parts)
+    parsed.summaries = [] if excluded else [(k, redactor.redact(t)) for k, t in parsed.summaries]
     parsed.parts = kept
     parsed.state = redactor.redact_json(parsed.state)
     return marked
@@ -235,9 +239,9 @@ def store_part(
 
     A part carrying the ignore marker also deletes what was indexed of its
     session and leaves a tombstone. `marked` is what `prepare` saw before
-    redacting (None: look at the part's text now).
+    redacting (None: look at the part's text now). Its ids were scrubbed by
+    `_redact`, the one place they are.
     """
-    clean_ids(part)
     reason = policy.refusal(db, part, marked)
     if reason == MARKER:
         forget_marked(db, part.info.session_id, part.info.agent)
@@ -246,13 +250,32 @@ def store_part(
     return apply_part(db, part, computer, transcript, redactor)
 
 
+def _keeps_summaries(db: sqlite3.Connection, job: Job, stored: list[int | None]) -> bool:
+    """Whether privacy lets this piece's summaries in: not when the file's sessions were
+    all refused (forgotten, marked, excluded). A piece with no session (summary lines
+    appended later) asks whether the session its state carries is stored; a file that
+    never named one (a summary-only file) has nothing to refuse."""
+    if stored:
+        return any(rowid is not None for rowid in stored)
+    sid = job.parsed.state.get("sid")
+    if not isinstance(sid, str) or not sid:
+        return True
+    row = db.execute(
+        "SELECT 1 FROM sessions WHERE session_id = ? AND agent = ?", (sid, job.agent)
+    ).fetchone()
+    return row is not None
+
+
 def commit(db: sqlite3.Connection, job: Job, computer: str) -> list[str]:
     """Merge a prepared job inside the caller's transaction; returns the sessions touched."""
     mark = read_mark(db, job.path)
     marked = set(job.marked)
-    for part in job.parsed.parts:
-        is_marked = part.info.session_id in marked
-        store_part(db, part, computer, job.path, ALREADY_REDACTED, is_marked)
+    stored = [
+        store_part(db, part, computer, job.path, ALREADY_REDACTED, part.info.session_id in marked)
+        for part in job.parsed.parts
+    ]
+    if job.parsed.summaries and _keeps_summaries(db, job, stored):
+        record_summaries(db, job.agent, job.parsed.summaries, job.path)
     # Another process may have read further meanwhile; never move its mark back
     # unless this job re-read the file from the start (a rewrite or truncation).
     if mark is None or job.base == 0 or job.mark.offset >= mark.offset:

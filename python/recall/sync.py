@@ -48,9 +48,10 @@ class SyncReport(Record):
 
 
 def shown(path: str | Path) -> str:
-    """A path fit to print: undecodable bytes and control characters escaped."""
+    """A path fit to print or log: undecodable bytes and control characters escaped, and
+    secrets redacted (a Claude project folder is named after a directory that can hold one)."""
     text = os.fsencode(path).decode("utf-8", "backslashreplace")
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    return current().redact("".join(c if c.isprintable() else repr(c)[1:-1] for c in text))
 
 
 def _storable_name(path: Path) -> str | None:
@@ -60,6 +61,22 @@ def _storable_name(path: Path) -> str | None:
     except UnicodeEncodeError:
         return "file name is not valid UTF-8"
     return None
+
+
+def vet(path: Path) -> tuple[Path, str | None]:
+    """The file `path` resolves to, and why recall passes it over (None: it can be read):
+    a symlink loop, a path that does not resolve, a file that is not a regular file, a
+    name that is not UTF-8. Sync's discovery and the hooks ask the same question."""
+    try:
+        real = path.resolve(strict=True)
+        mode = real.stat().st_mode
+    except RuntimeError:  # Python 3.11-3.12 on a symlink loop
+        return path, "symlink loop"
+    except OSError as exc:
+        loop = exc.errno == errno.ELOOP
+        return path, "symlink loop" if loop else f"cannot resolve: {exc.strerror}"
+    why = None if stat.S_ISREG(mode) else kind_of(mode)
+    return real, why or _storable_name(real)
 
 
 def roots_for(adapter: Adapter) -> list[Path]:
@@ -78,7 +95,7 @@ def discover_all(
 ) -> list[tuple[Adapter, Path]]:
     """Every transcript of every agent, oldest first (so a resumed session's
     original claims its messages before the copy does). A path that cannot be
-    resolved or keyed is added to `passed_over` with the reason, and logged."""
+    resolved or keyed (`vet`) is added to `passed_over` with the reason, and logged."""
     found: dict[Path, Adapter] = {}
 
     def pass_over(path: Path, why: str) -> None:
@@ -92,18 +109,7 @@ def discover_all(
             if not root.is_dir():
                 continue
             for path in adapter.discover(root):
-                try:
-                    real = path.resolve(strict=True)
-                except RuntimeError:  # Python 3.11-3.12 on a symlink loop
-                    pass_over(path, "symlink loop")
-                    continue
-                except OSError as exc:
-                    loop = exc.errno == errno.ELOOP
-                    pass_over(path, "symlink loop" if loop else f"cannot resolve: {exc.strerror}")
-                    continue
-                mode = real.stat().st_mode
-                why = None if stat.S_ISREG(mode) else kind_of(mode)
-                why = why or _storable_name(real)
+                real, why = vet(path)
                 if why:
                     pass_over(path, why)
                     continue

@@ -1,5 +1,13 @@
 """Text rules every layer shares: lone surrogates, one-line titles."""
 
+import re
+
+_FENCE = re.compile(r"^\s*(?:```|~~~)\S*\s*$")
+_MARKER = re.compile(r"^\s*(?:(?:#{1,6}|>|[-*+])\s+|>)+")
+_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\s]*\)")
+_BOLD = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*")
+_NOISE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|[\x00-\x08\x0b-\x1f\x7f-\x9f]|`+")
+
 
 def scrub(text: str) -> str:
     """`text` with each lone surrogate replaced by U+FFFD (both cores apply this rule).
@@ -17,8 +25,21 @@ def scrub(text: str) -> str:
     return text
 
 
+def one_line(text: str, limit: int = 80) -> str:
+    """`text` as a one-line title: markdown marks, code fences and terminal escapes
+    dropped, whitespace collapsed, cut at a word boundary to at most `limit` characters.
+
+    `**bold**`, `` `code` `` and `[link](url)` keep their words; heading, quote and
+    list markers at the start of a line go, as do fence lines (the code stays).
+    """
+    lines = (_MARKER.sub("", ln) for ln in text.splitlines() if not _FENCE.match(ln))
+    words = _BOLD.sub(r"\1", _LINK.sub(r"\1", "\n".join(lines)))
+    return shorten(_NOISE.sub("", words), limit)
+
+
 def shorten(text: str, limit: int = 80) -> str:
-    """First line of `text`, cut at a word boundary to at most `limit` characters."""
+    """`text` on one line (whitespace collapsed), cut at a word boundary to at most
+    `limit` characters."""
     line = " ".join(text.split())
     if len(line) <= limit:
         return line

@@ -14,10 +14,11 @@ from recall.record import Record, field
 USER = "user"
 ASSISTANT = "assistant"
 
-# How much an adapter trusts a title; the store keeps the highest rank seen.
-TITLE_FIRST_PROMPT = 1  # the first real user message, shortened (set by the store)
-TITLE_AGENT_SUMMARY = 2  # an agent-written summary or ai-title
-TITLE_USER_GIVEN = 3  # a title the user chose (/rename, import `title`)
+# How much a title is trusted; the store keeps the highest rank seen (docs/mirror.md).
+TITLE_FIRST_PROMPT = 1  # the first real user message, cleaned to one line (set by the store)
+TITLE_SUMMARY = 2  # a Claude `summary` line whose leaf message is in the session (the store)
+TITLE_AGENT = 3  # the agent's own title: Claude ai-title, Codex thread name, Gemini summary
+TITLE_USER_GIVEN = 4  # a title the user chose (/rename, import `title`)
 
 Origin = tuple[str, str | None, str | None, bool]
 """What a transcript's path says: `(file_id, agent_id, parent, document)` (see `_core.pyi`)."""
@@ -71,13 +72,17 @@ class Parsed(Record):
 
     `offset`: bytes of the input consumed up to the end of the last complete
     line; the next parse starts there with `state`. `skipped` counts the
-    records dropped as unreadable, by reason.
+    records dropped as unreadable, by reason. `summaries`: Claude `summary`
+    lines as `(leaf uuid, text)`, in file order; each titles whichever session
+    holds the message keyed by its leaf, often in another file (the store
+    matches them, `recall.store.summaries`).
     """
 
     parts: list[SessionPart] = field(default_factory=list)
     offset: int = 0
     state: dict[str, Any] = field(default_factory=dict)
     skipped: dict[str, int] = field(default_factory=dict)
+    summaries: list[tuple[str, str]] = field(default_factory=list)
 
     def skip(self, reason: str, count: int = 1) -> None:
         self.skipped[reason] = self.skipped.get(reason, 0) + count

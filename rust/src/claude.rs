@@ -11,7 +11,7 @@ use crate::lazyjson::{Obj, Spec, LEAF};
 use crate::pytext::strip;
 use crate::records::{
     Message, Parsed, SessionInfo, SessionPart, State, ASSISTANT, SKIP_BAD_SHAPE, SKIP_UNKNOWN,
-    TITLE_AGENT_SUMMARY, TITLE_USER_GIVEN, USER,
+    TITLE_AGENT, TITLE_USER_GIVEN, USER,
 };
 use crate::transcript::Origin;
 use indexmap::{IndexMap, IndexSet};
@@ -57,8 +57,7 @@ const IGNORED: [&str; 20] = [
 fn title_field(kind: &str) -> Option<(&'static str, i64)> {
     match kind {
         "custom-title" => Some(("customTitle", TITLE_USER_GIVEN)),
-        "ai-title" => Some(("aiTitle", TITLE_AGENT_SUMMARY)),
-        "summary" => Some(("summary", TITLE_AGENT_SUMMARY)),
+        "ai-title" => Some(("aiTitle", TITLE_AGENT)),
         _ => None,
     }
 }
@@ -218,6 +217,8 @@ impl<'o> Reader<'o> {
             );
         } else if kind == "attachment" {
             self.queued(offset, obj);
+        } else if kind == "summary" {
+            summary(obj, parsed);
         } else if let Some((field, rank)) = title_field(&kind) {
             let raw = obj.text(field);
             let text = strip(&raw);
@@ -333,6 +334,17 @@ impl<'o> Reader<'o> {
     }
 }
 
+/// A `summary` line titles the session holding its leaf message, which may be
+/// in another file: it is reported as `(leaf, text)` for the store to match.
+fn summary(obj: &Obj<'_>, parsed: &mut Parsed) {
+    let leaf = obj.text("leafUuid");
+    let raw = obj.text("summary");
+    let text = strip(&raw);
+    if !leaf.is_empty() && !text.is_empty() {
+        parsed.summaries.push((leaf.into_owned(), text.to_string()));
+    }
+}
+
 /// `metadata[name] = value` for a non-empty value; most lines repeat what is
 /// there, so nothing is allocated then.
 fn set_meta(metadata: &mut IndexMap<String, String>, name: &str, value: &str) {
@@ -376,8 +388,16 @@ mod tests {
     }
 
     #[test]
+    fn summary_lines_are_reported_not_titles() {
+        let data = b"{\"type\":\"summary\",\"summary\":\" Auth \",\"leafUuid\":\"L\"}\n{\"type\":\"summary\",\"summary\":\"no leaf\"}\n{\"type\":\"user\",\"sessionId\":\"s1\",\"uuid\":\"u1\",\"message\":{\"content\":\"hi\"}}\n";
+        let p = parse(&origin("f", None, None), data, 0, &State::new());
+        assert_eq!(p.summaries, vec![("L".to_string(), "Auth".to_string())]);
+        assert_eq!(p.parts[0].info.title, None);
+    }
+
+    #[test]
     fn title_before_session_id_waits_and_survives_a_split() {
-        let data = b"{\"type\":\"summary\",\"summary\":\"Auth work\"}\n{\"type\":\"user\",\"sessionId\":\"s1\",\"uuid\":\"u1\",\"message\":{\"content\":\"hi\"}}\n";
+        let data = b"{\"type\":\"ai-title\",\"aiTitle\":\"Auth work\"}\n{\"type\":\"user\",\"sessionId\":\"s1\",\"uuid\":\"u1\",\"message\":{\"content\":\"hi\"}}\n";
         let whole = parse(&origin("f", None, None), data, 0, &State::new());
         assert_eq!(whole.parts[0].info.session_id, "s1");
         assert_eq!(whole.parts[0].info.title.as_deref(), Some("Auth work"));

@@ -11,7 +11,7 @@ use crate::lazyjson::{Obj, Spec, Val, LEAF};
 use crate::pytext::strip;
 use crate::records::{
     carried_sid, opt_value, state_str, truthy, Message, Parsed, SessionInfo, SessionPart, State,
-    ASSISTANT, SKIP_BAD_SHAPE, SKIP_UNKNOWN, TITLE_USER_GIVEN, USER,
+    ASSISTANT, SKIP_BAD_SHAPE, SKIP_UNKNOWN, TITLE_AGENT, USER,
 };
 use crate::transcript::Origin;
 use serde_json::{Map, Value};
@@ -273,7 +273,7 @@ impl Run<'_> {
         info.project = state_str(st, "cwd")
             .or_else(|| state_str(st, "turn_cwd"))
             .map(String::from);
-        info.title_rank = if title.is_some() { TITLE_USER_GIVEN } else { 0 };
+        info.title_rank = if title.is_some() { TITLE_AGENT } else { 0 };
         info.title = title;
         info.started_at = state_str(st, "started").map(String::from);
         info.metadata = meta

@@ -12,7 +12,7 @@ use crate::pystamp::number_stamp;
 use crate::pytext::nonblank;
 use crate::records::{
     carried_sid, opt_value, state_str, truthy, Message, Parsed, SessionInfo, SessionPart, State,
-    ASSISTANT, SKIP_BAD_SHAPE, SKIP_UNKNOWN, TITLE_AGENT_SUMMARY, USER,
+    ASSISTANT, SKIP_BAD_SHAPE, SKIP_UNKNOWN, TITLE_AGENT, USER,
 };
 use crate::transcript::Origin;
 use indexmap::IndexMap;
@@ -303,11 +303,7 @@ impl<'o> Run<'o> {
         let title = state_str(st, "title").map(String::from);
         let mut info = SessionInfo::new(sid, "gemini", self.origin.parent.clone());
         info.project = state_str(st, "project").map(String::from);
-        info.title_rank = if title.is_some() {
-            TITLE_AGENT_SUMMARY
-        } else {
-            0
-        };
+        info.title_rank = if title.is_some() { TITLE_AGENT } else { 0 };
         info.title = title;
         info.started_at = state_str(st, "started").map(String::from);
         info.metadata = meta

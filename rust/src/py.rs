@@ -258,7 +258,7 @@ fn parsed_to_py<'py>(py: Python<'py>, parsed: Parsed) -> PyResult<Bound<'py, PyA
     }
     let state = value_to_py(py, &Value::Object(parsed.state))?;
     let skipped = parsed.skipped;
-    Ok((parts, parsed.offset, state, skipped)
+    Ok((parts, parsed.offset, state, skipped, parsed.summaries)
         .into_pyobject(py)?
         .into_any())
 }

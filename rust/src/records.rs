@@ -16,8 +16,10 @@ pub const SKIP_BAD_SHAPE: &str = "unexpected shape";
 pub const USER: &str = "user";
 pub const ASSISTANT: &str = "assistant";
 
-pub const TITLE_AGENT_SUMMARY: i64 = 2;
-pub const TITLE_USER_GIVEN: i64 = 3;
+/// The agent's own title: Claude `ai-title`, Codex thread name, Gemini summary.
+pub const TITLE_AGENT: i64 = 3;
+/// A title the user chose (Claude `custom-title`, from /rename).
+pub const TITLE_USER_GIVEN: i64 = 4;
 
 /// The state an adapter carries from one parse of a file to the next.
 pub type State = Map<String, Value>;
@@ -84,6 +86,9 @@ pub struct Parsed {
     pub state: State,
     /// Skipped records by reason, in first-seen order.
     pub skipped: Vec<(&'static str, i64)>,
+    /// Claude `summary` lines as `(leafUuid, text)`: they title whichever
+    /// session holds the leaf message, which the store matches.
+    pub summaries: Vec<(String, String)>,
 }
 
 impl Parsed {

@@ -1,7 +1,6 @@
-//! What a matched secret must also be: its entropy, and the tests that tell a value from code.
+//! What a matched secret must also be: its entropy, and the tests that tell a value from code (twin: `recall/_twin/redact.py`).
 //!
-//! The Python twin (`recall/_twin/redact.py`) implements the same checks; the
-//! rule table names which of them each rule applies.
+//! The rule table names which of these checks each rule applies.
 
 use std::collections::BTreeMap;
 

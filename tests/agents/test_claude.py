@@ -15,7 +15,7 @@ import pytest
 
 from recall.agents.base import SKIP_BAD_SHAPE, SKIP_BAD_UTF8, SKIP_NOT_OBJECT, SKIP_UNKNOWN
 from recall.agents.claude import ClaudeAdapter
-from recall.types import TITLE_AGENT_SUMMARY, TITLE_USER_GIVEN, Parsed
+from recall.types import TITLE_AGENT, TITLE_USER_GIVEN, Parsed
 
 ADAPTER = ClaudeAdapter()
 
@@ -301,7 +301,8 @@ def test_agent_sessions_small_kitchen_sink(claude_dir: Path) -> None:
     parsed, mirror = read(claude_dir / "agent-sessions/small.jsonl")
     main, side = "ses_stage0_small", "ses_stage0_small:sidechain"
     assert set(mirror) == {main, side}
-    # custom-title (from /rename) outranks the ai-title and summary lines of the same file.
+    # custom-title (from /rename) outranks the ai-title line of the same file; the summary
+    # line names a leaf message that is not in the file, so it is only reported.
     assert mirror[main]["title"] == "Stage0 small fixture"
     assert mirror[main]["rank"] == TITLE_USER_GIVEN
     assert mirror[main]["project"] == "/tmp"
@@ -314,6 +315,7 @@ def test_agent_sessions_small_kitchen_sink(claude_dir: Path) -> None:
     for gone in ("Summary of prior context.", "Reasoning goes here.", "Refused for policy",
                  "doesn't want to proceed", "a.txt\nb.txt"):  # fmt: skip
         assert not contains(mirror, gone), gone
+    assert parsed.summaries == [("leaf_stage0", "Claude Code: Context usage summary")]
     assert parsed.skipped == {}  # ~30 line types, all known
 
 
@@ -345,7 +347,9 @@ def test_claude_code_log_edge_cases(claude_dir: Path) -> None:
     # `contenst` typo, `"message": "error"`, and `{"silly": "this"}` without a type.
     assert parsed.skipped[SKIP_BAD_SHAPE] == 3
     s = mirror["edge_cases"]
-    assert s["rank"] == TITLE_AGENT_SUMMARY and s["title"].startswith("Tested various edge cases")
+    # The summary titles no part: it is reported with its leaf, a message of this file.
+    assert s["title"] is None and [leaf for leaf, _ in parsed.summaries] == ["edge_011"]
+    assert parsed.summaries[0][1].startswith("Tested various edge cases")
     assert s["msgs"]["edge_007"][1] == "--verbose --output /tmp/test.log"  # the command's args
     assert s["msgs"]["edge_010"][1] == "wow error"  # a bare string inside a content list
     assert "中文, العربية, русский, 🎉" in s["msgs"]["edge_011"][1]
@@ -357,9 +361,10 @@ def test_claude_code_log_edge_cases(claude_dir: Path) -> None:
 
 
 def test_claude_code_log_representative_and_reminder(claude_dir: Path) -> None:
-    _, mirror = read(claude_dir / "claude-code-log/representative_messages.jsonl")
+    parsed, mirror = read(claude_dir / "claude-code-log/representative_messages.jsonl")
     s = mirror["test_session"]
-    assert s["title"].startswith("User learned about Python decorators")
+    [(leaf, summary)] = parsed.summaries
+    assert summary.startswith("User learned about Python decorators") and leaf in s["msgs"]
     assert s["msgs"]["msg_001"] == (
         "user",
         "Hello Claude! Can you help me understand how Python decorators work?",
@@ -377,11 +382,12 @@ def test_claude_code_log_representative_and_reminder(claude_dir: Path) -> None:
 
 
 def test_claude_code_transcripts_sample(claude_dir: Path) -> None:
-    _, mirror = read(claude_dir / "claude-code-transcripts/sample_session.jsonl")
+    parsed, mirror = read(claude_dir / "claude-code-transcripts/sample_session.jsonl")
     assert list(mirror) == ["test-session-id"]
     s = mirror["test-session-id"]
-    # The summary line comes before any sessionId: it still titles the session.
-    assert (s["title"], s["rank"]) == ("Test session for JSONL parsing", TITLE_AGENT_SUMMARY)
+    # The summary line names a leaf no file holds: reported, titling nothing.
+    assert parsed.summaries == [("test-leaf-uuid", "Test session for JSONL parsing")]
+    assert s["title"] is None
     assert s["project"] == "/project" and s["meta"]["git_branch"] == "main"
     assert texts(mirror, "test-session-id", "user") == [
         "Create a hello world function", "Now add a goodbye function",
@@ -407,7 +413,7 @@ def test_half_written_last_line_waits(claude_dir: Path) -> None:
 
 
 def test_title_before_session_id_waits_in_state(tmp_path: Path) -> None:
-    data = jsonl({"type": "summary", "summary": "Old title", "leafUuid": "x"},
+    data = jsonl({"type": "ai-title", "aiTitle": "Old title"},
                  {"type": "file-history-snapshot", "messageId": "m"},
                  user("hi", "u1", sid="REAL"))  # fmt: skip
     path = tmp_path / "weird-name.jsonl"
@@ -517,7 +523,7 @@ def test_titles_by_rank_then_last() -> None:
     data = jsonl({"type": "ai-title", "sessionId": "S", "aiTitle": "AI one"},
                  {"type": "ai-title", "sessionId": "S", "aiTitle": "AI two"})  # fmt: skip
     assert (parse_bytes(data)["S"]["title"], parse_bytes(data)["S"]["rank"]) == (
-        "AI two", TITLE_AGENT_SUMMARY,
+        "AI two", TITLE_AGENT,
     )  # fmt: skip
 
 

@@ -15,7 +15,7 @@ import pytest
 from agenthelp import Store, apply, pairs, parse_whole
 from recall.agents.base import SKIP_BAD_SHAPE, SKIP_BROKEN, SKIP_UNKNOWN
 from recall.agents.codex import CodexAdapter
-from recall.types import TITLE_USER_GIVEN, Parsed
+from recall.types import TITLE_AGENT, Parsed
 
 CODEX = CodexAdapter()
 
@@ -68,7 +68,7 @@ def test_small_kitchen_sink(transcripts: Path) -> None:
     assert info.metadata["agent_version"] == "0.146.0"
     assert info.metadata["originator"] == "codex_cli_rs"
     assert "forked_from" not in info.metadata  # only a later (copied) session_meta has one
-    assert (info.title, info.title_rank) == ("[trimmed for fixture]", TITLE_USER_GIVEN)
+    assert (info.title, info.title_rank) == ("[trimmed for fixture]", TITLE_AGENT)
     # The only typed conversation: one prompt, one answer; their event_msg twins,
     # the developer message, reasoning, tool outputs and the compacted
     # replacement_history (all "[trimmed for fixture]") must not show up.
@@ -409,7 +409,7 @@ def test_subagent_and_fork_metadata(tmp_path: Path) -> None:
         "originator": "codex_exec",
         "model": "gpt-5-codex",
     }
-    assert (info.title, info.title_rank) == ("Diff review", TITLE_USER_GIVEN)
+    assert (info.title, info.title_rank) == ("Diff review", TITLE_AGENT)
     plain = lines(
         env("session_meta", {"id": SID, "source": {"subagent": "review"}}), msg("user", "Review")
     )

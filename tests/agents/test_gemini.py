@@ -16,7 +16,7 @@ import pytest
 from agenthelp import Store, apply, pairs, parse_whole
 from recall.agents.base import SKIP_BAD_SHAPE, SKIP_BROKEN
 from recall.agents.gemini import GeminiAdapter
-from recall.types import TITLE_AGENT_SUMMARY, Parsed
+from recall.types import TITLE_AGENT, Parsed
 
 GEMINI = GeminiAdapter()
 
@@ -107,7 +107,7 @@ def test_schema_drift_history_document(transcripts: Path) -> None:
     parsed = parse(fixture(transcripts, "agent-sessions/schema_drift.json"))
     info = parsed.parts[0].info
     assert info.session_id == "schema_drift"  # the file stem: the document names none
-    assert (info.title, info.title_rank) == ("Redacted session summary", TITLE_AGENT_SUMMARY)
+    assert (info.title, info.title_rank) == ("Redacted session summary", TITLE_AGENT)
     assert info.started_at == "2025-12-16T23:47:00.000Z"
     assert pairs(parsed) == [("user", "Describe this image:"), ("assistant", "It looks like...")]
     assert parsed.parts[0].messages[0].timestamp == "2023-09-18T01:20:00Z"  # ts 1695000000
@@ -346,7 +346,7 @@ def test_checkpoint_merges_and_loses_nothing(tmp_path: Path) -> None:
         ("assistant", "Kept answer"),
         ("user", "After the checkpoint"),
     ]
-    assert (part.info.title, part.info.title_rank) == ("Checkpointed chat", TITLE_AGENT_SUMMARY)
+    assert (part.info.title, part.info.title_rank) == ("Checkpointed chat", TITLE_AGENT)
     for cut in line_ends(data)[:-1]:
         store, _ = piecewise(path, data, [cut])
         assert store == one_shot(path, data), cut

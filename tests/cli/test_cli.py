@@ -271,3 +271,20 @@ def test_a_date_at_the_edge_of_the_calendar_is_a_usage_error_or_works(
     assert "Traceback" not in err and len(err.strip().splitlines()) <= 2
     if code == 2:
         assert "out of range" in err
+
+
+def test_progress_lines_for_counts_and_downloads(capsys: pytest.CaptureFixture[str]) -> None:
+    """One helper draws both: `sync`/`embed` counts and `model install`'s megabytes."""
+    from recall.cli import model
+    from recall.cli.render import progress
+
+    show = progress("Indexing transcripts")
+    show(1, 2)
+    show(2, 2)
+    model._progress("model.onnx", 1_500_000, 0)  # the server sent no length
+    model._progress("model.onnx", 3_000_000, 3_000_000)
+    err = capsys.readouterr().err
+    assert err == (
+        "\rIndexing transcripts 1/2\rIndexing transcripts 2/2\n"
+        "\rDownloading model.onnx 1.5 MB\rDownloading model.onnx 3.0/3.0 MB\n"
+    )

@@ -80,5 +80,5 @@ def test_gemini_epoch_timestamps_agree() -> None:
         "253402300799.9999999",
     ):
         data = b'{"id":"u1","type":"user","content":"hi","timestamp":%s}\n' % value.encode()
-        parts, _, _, _ = both("gemini", data, 0, {}, ("s", None, None, False))
+        parts, _, _, _, _ = both("gemini", data, 0, {}, ("s", None, None, False))
         assert parts and parts[0][8][0][2] == "hi"

@@ -2,7 +2,7 @@
 
 The Rust `parse_transcript` and the twin's are called directly with the same
 origin, data, offset and state; their plain results (parts, offset, state,
-skipped) must be equal, including when a file is read in two pieces split at
+skipped, summaries) must be equal, including when a file is read in two pieces split at
 any byte, the second resuming from the first's offset and state.
 """
 
@@ -44,7 +44,7 @@ def fixture_files(documents: bool = True) -> list[Any]:
 def test_fixture_parses_identically(agent: str, path: Path) -> None:
     origin = ADAPTERS[agent].origin(path)
     data = path.read_bytes()
-    _, offset, _, _ = both(agent, data, 0, {}, origin)
+    _, offset, _, _, _ = both(agent, data, 0, {}, origin)
     assert offset <= len(data)
     step = max(1, len(data) // 23)
     for cut in range(0, len(data) + 1, step):
@@ -59,7 +59,7 @@ def test_fixture_line_by_line(agent: str, path: Path) -> None:
     offset, state = 0, {}
     ends = [i + 1 for i, b in enumerate(data) if b == 0x0A] + [len(data)]
     for end in ends:
-        _, used, state, _ = both(agent, data[offset:end], offset, state, origin)
+        _, used, state, _, _ = both(agent, data[offset:end], offset, state, origin)
         offset += used
 
 

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from clihelp import call, call_json
+from dbhelp import unindex_first_message
 from recall import config
 from recall.doctor import Context
 from recall.doctor.store_checks import check_lock
@@ -39,13 +40,19 @@ def _index(transcripts: Path, capsys: pytest.CaptureFixture[str]) -> Path:
 
 def _hook_everything(home: Path, path_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     hook = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": HOOK}]}]}}
+    mcp = {"mcpServers": {"recall": {"command": "recall", "args": ["mcp"]}}}
     (home / ".claude").mkdir()
     (home / ".claude" / "settings.json").write_text(json.dumps({"model": "x", **hook}))
+    (home / ".claude.json").write_text(json.dumps({"numStartups": 3, **mcp}))
     (home / ".codex").mkdir()
     (home / ".codex" / "config.toml").write_text(
         'model = "gpt-5"\nnotify = ["recall", "ingest", "--event", "agent-stop"]\n'
+        '[mcp_servers.recall]\ncommand = "recall"\nargs = ["mcp"]\n'
     )
-    gemini = {"hooks": {"AfterAgent": [{"hooks": [{"type": "command", "command": HOOK}]}]}}
+    gemini = {
+        "hooks": {"AfterAgent": [{"hooks": [{"type": "command", "command": HOOK}]}]},
+        **mcp,
+    }
     (home / ".gemini").mkdir()
     (home / ".gemini" / "settings.json").write_text(json.dumps(gemini))
     path_dir.mkdir()
@@ -73,7 +80,9 @@ def test_a_healthy_install_passes_every_check(
         "indexes": "ok",
         "write lock": "ok",
         "hooks": "ok",
+        "mcp": "ok",
         "model": "ok",
+        "peers": "skip",
         "log": "ok",
     }
     assert "hooked: claude, codex, gemini" in checks["hooks"]["summary"]
@@ -122,14 +131,7 @@ def test_missing_full_text_rows_fail_and_doctor_fix_rebuilds_them(
     transcripts: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     db = _index(transcripts, capsys)
-    conn = sqlite3.connect(db)
-    rowid, text = conn.execute("SELECT id, text FROM messages ORDER BY id LIMIT 1").fetchone()
-    conn.execute(
-        "INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', ?, ?)",
-        (rowid, text),
-    )
-    conn.commit()
-    conn.close()
+    unindex_first_message(db)
     code, checks = _doctor(capsys)
     assert code == 1
     assert checks["indexes"]["status"] == "fail" and checks["indexes"]["repairable"]
@@ -248,6 +250,43 @@ def test_hooks_that_cannot_find_recall_on_path_fail(
     code, checks = _doctor(capsys)
     assert code == 1 and checks["hooks"]["status"] == "fail"
     assert "not on PATH" in checks["hooks"]["fix"]
+
+
+def test_hooks_and_mcp_entries_pointing_at_a_vanished_recall_fail(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    home = Path.home()
+    gone = str(tmp_path / "old-venv" / "bin" / "recall")
+    hook = {
+        "hooks": {
+            "AfterAgent": [
+                {"hooks": [{"type": "command", "command": f"{gone} ingest --event agent-stop"}]}
+            ]
+        }
+    }
+    (home / ".gemini").mkdir()
+    (home / ".gemini" / "settings.json").write_text(
+        json.dumps({**hook, "mcpServers": {"recall": {"command": gone, "args": ["mcp"]}}})
+    )
+    code, checks = _doctor(capsys)
+    assert code == 1
+    assert checks["hooks"]["status"] == "fail" and gone in checks["hooks"]["fix"]
+    assert "recall setup" in checks["hooks"]["fix"]
+    assert checks["mcp"]["status"] == "fail" and gone in checks["mcp"]["fix"]
+
+
+def test_after_setup_every_agent_check_passes(capsys: pytest.CaptureFixture[str]) -> None:
+    home = Path.home()
+    for folder in (".claude", ".codex", ".gemini"):
+        (home / folder).mkdir()
+    _, checks = _doctor(capsys)
+    assert checks["hooks"]["status"] == "warn" and checks["mcp"]["status"] == "warn"
+    assert "recall hooks install --agent codex" in checks["mcp"]["fix"]
+    assert call(capsys, "setup", "--no-sync")[0] == 0
+    _, checks = _doctor(capsys)
+    assert checks["hooks"]["status"] == "ok", checks["hooks"]
+    assert checks["mcp"]["status"] == "ok", checks["mcp"]
+    assert "registered: claude, codex, gemini" in checks["mcp"]["summary"]
 
 
 def test_codex_hooks_json_and_an_unreadable_settings_file(

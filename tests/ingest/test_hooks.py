@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
 
-from clihelp import call_json, run
+from clihelp import call, call_json, run
 
 VIEWER = "claude/claude-code-viewer/sample-project"
 # Where each payload's transcript comes from among the shared fixtures.
@@ -68,6 +69,10 @@ def test_session_closed_event(
     _place(json.loads(raw), transcripts)
     proc = run("ingest", "--event", "session-closed", stdin=raw)
     assert proc.returncode == 0 and proc.stdout == b""
+    # the hook returned at once; a detached process does the ingest
+    deadline = time.monotonic() + 60
+    while call(capsys, "show", "5c0375b4")[0] != 0 and time.monotonic() < deadline:
+        time.sleep(0.2)
     shown = call_json(capsys, "show", "5c0375b4")
     assert shown["project"] == "/path/to/Demo" and shown["messages"]
 

@@ -126,26 +126,65 @@ def test_sync_passes_over_each_hostile_file_names_it_and_indexes_the_rest(
     assert again.returncode == 0 and "0 sessions updated" in again.stdout
 
 
+def _hook_fast(path: str) -> None:
+    """Run the hook on `path` (sent as an agent would: JSON, a byte that is not UTF-8 as a
+    lone surrogate escape) and check it exits 0, silent, within a second."""
+    payload = json.dumps({"session_id": "s", "transcript_path": path})
+    took = []
+    for _ in range(2):  # the better of two: the machine is shared, a hang is not noise
+        start = time.monotonic()
+        done = subprocess.run(
+            [sys.executable, "-m", "recall", "ingest", "--event", "agent-stop"],
+            input=payload,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        took.append(time.monotonic() - start)
+        assert done.returncode == 0 and done.stdout == "", (path, done.stderr)
+    assert min(took) < 1.0, f"the hook took {min(took):.2f} s on {path}"
+
+
+def _session_texts(session: str) -> list[str]:
+    from clihelp import run_json
+
+    return [m["text"] for m in run_json("show", session)["messages"]]
+
+
 def test_a_hook_pointed_at_each_hostile_file_exits_0_fast(project: Path, recall_home: Path) -> None:
     _hostile(project)
     targets = ["zero.jsonl", "pipe.jsonl", "loop-a.jsonl", "big.jsonl", "missing.jsonl"]
+    targets += ["caf\udce9.jsonl", "twin-a.jsonl", "twin-b.jsonl"]
     for name in targets:
-        payload = json.dumps({"session_id": "s", "transcript_path": str(project / name)})
-        took = []
-        for _ in range(2):  # the better of two: the machine is shared, a hang is not noise
-            start = time.monotonic()
-            done = subprocess.run(
-                [sys.executable, "-m", "recall", "ingest", "--event", "agent-stop"],
-                input=payload,
-                capture_output=True,
-                text=True,
-                timeout=60,
-            )
-            took.append(time.monotonic() - start)
-            assert done.returncode == 0 and done.stdout == "", (name, done.stderr)
-        assert min(took) < 1.0, f"the hook took {min(took):.2f} s on {name}"
+        _hook_fast(f"{project}/{name}")
     log = (recall_home / "recall.log").read_text(encoding="utf-8")
     assert "a FIFO" in log and "a character device" in log
+    # the name that is not UTF-8 is passed over as sync passes it over, named escaped
+    assert any(
+        "caf\\xe9.jsonl" in line and "not valid UTF-8" in line for line in log.splitlines()
+    ), log
+    from clihelp import run_json
+
+    assert run_json("search", "latin")["found"] == 0, "a hook indexed what sync refuses"
+    # two sessions sharing a line uuid: each keeps its own text
+    assert _session_texts("twin-a") == ["alpha says walrus"]
+    assert _session_texts("twin-b") == ["beta says narwhal"]
+
+
+def test_a_hook_on_a_file_rewritten_in_place_reads_it_again_fast(project: Path) -> None:
+    path = project / "s.jsonl"
+    first = _line("u0", "opening words " + "pad " * 300, session="s")
+    path.write_bytes(first + _line("u1", "the old middle: sardine", session="s"))
+    _hook_fast(str(path))
+    path.write_bytes(  # same first KiB, other bytes where the old content ended, and longer
+        first
+        + _line("u2", "the new middle: anchovy", session="s")
+        + _line("u3", "and more after it: mackerel", session="s")
+    )
+    _hook_fast(str(path))
+    texts = _session_texts("s")
+    assert any("anchovy" in t for t in texts) and any("mackerel" in t for t in texts)
+    assert any("sardine" in t for t in texts)
 
 
 def test_a_hook_whose_stdin_never_closes_gives_up_and_exits_0() -> None:
@@ -226,3 +265,22 @@ def test_a_half_written_line_longer_than_a_piece_waits_and_never_loops(
     assert code == 0 and "1 line over 64 MB" in out
     texts = [m["text"] for m in call_json(capsys, "show", "s", "--json")["messages"]]
     assert texts == ["before the unfinished giant", "after the giant"]
+
+
+def test_ingest_of_a_folder_passes_over_what_sync_passes_over(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from clihelp import call, call_json
+
+    (project / "good.jsonl").write_bytes(_line("g1", "kept: kafka", session="good"))
+    with open(os.fsencode(project) + b"/caf\xe9.jsonl", "wb") as fh:
+        fh.write(_line("b1", "a latin-1 file name", session="badname"))
+    os.mkfifo(project / "pipe.jsonl")
+    code, out, err = call(capsys, "ingest", "--agent", "claude", str(project))
+    assert code == 0, err
+    assert "ingested 1 sessions from 1 file" in out
+    assert "caf\\xe9.jsonl: file name is not valid UTF-8" in out and "a FIFO" in out
+    assert call_json(capsys, "search", "latin")["found"] == 0
+    # a file asked for by name that cannot be read: one line, exit 1, no traceback
+    code, _, err = call(capsys, "ingest", "--agent", "claude", str(project / "pipe.jsonl"))
+    assert code == 1 and "a FIFO" in err and len(err.strip().splitlines()) == 1

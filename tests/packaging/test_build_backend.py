@@ -88,3 +88,42 @@ def test_the_sdist_carries_what_either_build_needs(tmp_path: Path) -> None:
         "PKG-INFO",
     ):
         assert f"{root}/{needed}" in names, needed
+
+
+def test_a_rust_build_says_what_it_is_doing_and_when_it_is_done(tmp_path: Path) -> None:
+    """pip hides a backend's output: the Rust build announces itself, ticks, and ends."""
+    fake = tmp_path / "fake"
+    fake.mkdir()
+    (fake / "cargo").write_text("#!/bin/sh\nexit 0\n")
+    (fake / "cargo").chmod(0o755)
+    (fake / "maturin.py").write_text(
+        "import time\n"
+        "def build_wheel(directory, settings=None, metadata=None):\n"
+        "    time.sleep(0.5)\n"
+        "    return 'recall_sessions-0-cp311-abi3-linux_x86_64.whl'\n"
+    )
+    code = (
+        "import recall_build, recall_build.progress as p\n"
+        "p_tick = p.ticking\n"
+        "recall_build.ticking = lambda what: p_tick(what, every=0.1)\n"
+        f"print(recall_build.build_wheel({str(tmp_path)!r}))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=REPO,
+        env={
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join([str(REPO / "packaging"), str(fake)]),
+            "PATH": os.pathsep.join([str(fake), "/usr/bin", "/bin"]),
+            "RECALL_PURE": "",
+        },
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert done.stdout.strip().endswith("abi3-linux_x86_64.whl")
+    said = done.stderr.splitlines()
+    assert said[0].startswith("recall: building the Rust core with cargo")
+    assert any("s so far" in line for line in said[1:-1]), said
+    assert said[-1].startswith("recall: building the Rust core: done in")

@@ -114,3 +114,48 @@ def test_a_slow_pattern_that_is_allowed_still_never_holds_the_lock(
         finally:
             hook.kill()
     assert waited < 2.0, f"a writer waited {waited:.1f} s on a hook's pattern"
+
+
+LOCK_BOUND_S = 1.0
+"""The longest another writer may wait on a rescan: one batch of writes, measured at ~150 ms
+at most (docs/privacy.md), with room for a loaded machine."""
+
+
+def test_rescan_runs_a_slow_pattern_without_holding_the_lock(
+    recall_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Titles of 150 `a`s under `(?:a.*){3}z` (allowed: polynomial, ~1 s each): another
+    writer takes the lock over and over while the rescan runs, and never waits long."""
+    import sqlite3
+
+    src = tmp_path / "chats.jsonl"
+    rows = [{"session": f"s{i}", "role": "user", "text": f"note {i}"} for i in range(8)]
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert call(capsys, "ingest", "--format", "jsonl", str(src))[0] == 0
+    db = sqlite3.connect(recall_home / "recall.db")
+    with db:  # titles an older recall stored before the pattern was configured
+        db.execute("UPDATE sessions SET title = ?", ("a" * 150,))
+    db.close()
+    _config(recall_home, "(?:a.*){3}z")
+    waits = []
+    from recall.store import open_writer
+
+    with (
+        subprocess.Popen(
+            [sys.executable, "-m", "recall", "redact", "--rescan", "--json"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        ) as rescan,
+        open_writer() as store,
+    ):
+        while rescan.poll() is None:
+            start = time.monotonic()
+            with store.transaction():
+                waits.append(time.monotonic() - start)
+            time.sleep(0.05)
+        out, err = rescan.communicate()
+    assert rescan.returncode == 0, err
+    assert json.loads(out)["sessions_changed"] == 0  # nothing to redact: only slow
+    print(f"{len(waits)} writes during the rescan; the longest wait {max(waits) * 1000:.0f} ms")
+    assert max(waits) < LOCK_BOUND_S, f"a writer waited {max(waits):.2f} s on a rescan"
+    assert len(waits) >= 20, "the rescan should have run for seconds"

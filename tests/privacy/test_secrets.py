@@ -8,13 +8,23 @@ file and its WAL (FTS tokens included, lowercased as FTS stores them).
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
 
 from clihelp import call, call_json
 from recall import config
-from secretcorpus import agent_files, db_bytes, leaks, secrets, tokens, write_config
+from secretcorpus import (
+    PATHLESS,
+    agent_files,
+    db_bytes,
+    leaks,
+    secrets,
+    tokens,
+    unreadable_in_folders,
+    write_config,
+)
 
 SECRETS = secrets()
 
@@ -99,9 +109,32 @@ def test_show_raw_passes_the_transcript_through_the_rules(corpus: dict[str, Path
 def test_log_lines_are_redacted(recall_home: Path) -> None:
     from recall.log import log
 
-    log(f"hook failed for {SECRETS[0].text} and {SECRETS[6].text}")
+    for s in SECRETS:
+        log(f"hook failed for {s.text}")
     text = (recall_home / "recall.log").read_text(encoding="utf-8")
+    assert len(text.splitlines()) == len(SECRETS)
     assert "[REDACTED:openai-key]" in text and leaks(text, SECRETS) == []
+
+
+def test_a_sync_logs_and_prints_no_secret_from_a_path_it_passes_over(
+    recall_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A real sync of every form: the transcripts carry each secret, and beside them sit
+    files sync passes over in folders named with each secret, so the summary and
+    recall.log both name paths that hold one."""
+    home = Path(os.environ["HOME"])
+    agent_files(home, SECRETS)
+    folders = unreadable_in_folders(home / ".claude" / "projects", SECRETS)
+    code, out, err = call(capsys, "sync", "--no-embed")
+    assert code == 0, err
+    assert out.count("passed over /") == len(folders) == len(SECRETS) - len(PATHLESS)
+    assert "[REDACTED:github-token]" in out
+    assert leaks(out + err, SECRETS) == []
+    log = (recall_home / "recall.log").read_text(encoding="utf-8")
+    assert log.count("passed over") == len(folders)
+    assert "caf\\xe9.jsonl" in log and "[REDACTED:private-key]" in log
+    assert leaks(log, SECRETS) == []
+    assert leaks(db_bytes(recall_home), SECRETS) == []
 
 
 def test_a_hook_never_stores_a_secret(

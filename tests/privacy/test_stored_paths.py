@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from pathlib import Path
 
@@ -51,6 +52,26 @@ def test_stored_paths_are_redacted_and_show_raw_still_finds_the_file(
     # the redacted path is still the file's key: nothing is read twice, nothing is missing
     code, out, _ = call(capsys, "sync", "--no-embed")
     assert "0 sessions updated from 0 changed" in out and "gone" not in out
+
+
+def test_the_token_is_in_no_result_page_log_or_forgotten_index(
+    recall_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _transcript(tmp_path)
+    os.mkfifo(path.with_name("s2.jsonl"))  # sync passes it over: the log names the folder
+    code, out, err = call(capsys, "sync", "--no-embed")
+    assert code == 0, err
+    assert "passed over" in out and TOKEN not in out
+    hits = call_json(capsys, "search", "signing key", "--json")
+    assert hits["found"] == 1 and TOKEN not in json.dumps(hits)
+    code, shown, err = call(capsys, "show", "s1")
+    assert code == 0 and "rotate the signing key" in shown and TOKEN not in shown
+    log = (recall_home / "recall.log").read_text(encoding="utf-8")
+    assert "s2.jsonl" in log and "[REDACTED:github-token]" in log and TOKEN not in log
+    code, out, err = call(capsys, "forget", "s1")
+    assert code == 0, err
+    assert TOKEN not in out and TOKEN not in _db_text(recall_home)
+    assert call(capsys, "show", "s1")[0] != 0  # forgotten: the check above saw a compacted file
 
 
 def test_rescan_redacts_paths_stored_before_paths_were_redacted(

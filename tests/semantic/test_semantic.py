@@ -96,7 +96,7 @@ def test_embed_is_resumable_and_idempotent(
     code, out, _ = call(capsys, "embed")
     assert "embedded 7 messages" in out  # the other seven turns, not the first again
     code, out, _ = call(capsys, "embed")
-    assert "embedded 0 messages" in out and "index holds 8 chunks" in out
+    assert "nothing new to embed" in out and "index holds 8 chunks" in out
 
 
 @pytest.mark.needs_model
@@ -177,7 +177,12 @@ def test_sync_embeds_and_keeps_its_summary_line(
     assert code == 0, err
     lines = out.strip().splitlines()
     assert lines[0].startswith("0 sessions updated from 0 changed of 0 transcripts")
-    assert lines[1].startswith("embedded 8 messages as 8 chunks")
+    # search works before the embedding starts, and the user is told so first
+    assert lines[1].startswith("Keyword search works now; embedding 8 messages")
+    assert "Ctrl-C" in lines[1]
+    assert lines[2].startswith("embedded 8 messages as 8 chunks")
+    code, out, err = call(capsys, "sync")  # nothing new: no announcement, no model load
+    assert code == 0 and "embedding" not in out.lower(), out
 
 
 def test_keyword_and_hook_paths_import_no_numerical_libraries(corpus: Path) -> None:

@@ -41,3 +41,10 @@ def call_json(capsys: pytest.CaptureFixture[str], *argv: str) -> Any:
     code, out, err = call(capsys, *argv, "--json")
     assert code == 0, err
     return json.loads(out)
+
+
+def run_json(*argv: str) -> Any:
+    """`recall ARGV --json` in a child process, which must succeed; its output parsed."""
+    done = run(*argv, "--json")
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)

@@ -112,7 +112,11 @@ KILL_LIST: dict[str, Command] = {
     "ingest --event": _ingest_hook,
     "sync": _sync,
     "embed": lambda w: (["embed"], None),
+    # the daemon's worker runs sync then embed at start; it never exits by itself
+    "serve": lambda w: (["serve", "--port", "0"], None),
 }
+RUNS_UNTIL_KILLED = {"serve": ("sync", "embed")}
+"""Commands that never finish: their run time is taken as that of the commands they run."""
 
 
 # --- running and killing ---------------------------------------------------------------

@@ -34,5 +34,5 @@ def in_pieces(agent: str, data: bytes, cut: int, origin: Origin) -> None:
     if origin[3]:
         both(agent, data, 0, {}, origin)
         return
-    _, offset, state, _ = both(agent, data[:cut], 0, {}, origin)
+    _, offset, state, _, _ = both(agent, data[:cut], 0, {}, origin)
     both(agent, data[offset:], offset, state, origin)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import random
 import string
 from pathlib import Path
@@ -140,7 +141,9 @@ def tokens(needle: str) -> list[str]:
 
 
 def claude_transcript(path: Path, sid: str, cwd: str, items: list[Secret]) -> None:
-    lines = [{"type": "summary", "summary": f"deploy notes {items[0].text}", "leafUuid": "leaf"}]
+    # the summary names the session's last message, so it is the session's title
+    leaf = f"{sid}-assistant-{len(items) - 1}"
+    lines = [{"type": "summary", "summary": f"deploy notes {items[0].text}", "leafUuid": leaf}]
     for n, s in enumerate(items):
         for role, text in (
             ("user", f"please use {s.text}"),
@@ -246,6 +249,27 @@ def agent_files(root: Path, items: list[Secret]) -> dict[str, Path]:
     gemini = root / ".gemini" / "tmp" / "app" / "chats" / "session-2026-01-02T10-00-gem00001.jsonl"
     gemini_transcript(gemini, "gem00001-0000-4000-8000-000000000001", items)
     return {"claude": claude, "codex": codex, "gemini": gemini}
+
+
+PATHLESS = {"url-password", "url-password-no-user"}
+"""Forms a path cannot hold: the OS folds the `//` of `scheme://` into `/`, and what is
+left is no longer a URL. The log test covers them by logging their text directly."""
+
+
+def unreadable_in_folders(projects: Path, items: list[Secret]) -> list[Path]:
+    """For each secret, a transcript that sync passes over (its name is not UTF-8) in a
+    folder whose path carries the secret as typed, as a Claude project folder can."""
+    made = []
+    for n, s in enumerate(items):
+        if s.kind in PATHLESS:
+            continue
+        folder = Path(f"{projects}/-p{n}/{s.text} end")  # a `/` in the text makes subfolders
+        folder.mkdir(parents=True, exist_ok=True)
+        name = os.fsencode(folder) + b"/caf\xe9.jsonl"
+        with open(name, "wb") as fh:
+            fh.write(b"{}\n")
+        made.append(folder)
+    return made
 
 
 def write_config(home: Path, text: str) -> None:

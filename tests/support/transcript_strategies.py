@@ -106,6 +106,7 @@ claude_line = obj(
         ("content",), model=st.sampled_from(["m", "<synthetic>", ""]), content=claude_content
     ),
     summary=texts,
+    leafUuid=ids,
     customTitle=texts,
     aiTitle=texts,
     attachment=obj(

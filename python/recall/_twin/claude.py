@@ -18,7 +18,7 @@ from recall.recordtypes import CLAUDE_IGNORED as IGNORED
 from recall.textutil import scrub
 from recall.types import (
     ASSISTANT,
-    TITLE_AGENT_SUMMARY,
+    TITLE_AGENT,
     TITLE_USER_GIVEN,
     USER,
     Message,
@@ -33,8 +33,7 @@ SYNTHETIC_MODEL = "<synthetic>"
 
 _TITLES = {
     "custom-title": ("customTitle", TITLE_USER_GIVEN),
-    "ai-title": ("aiTitle", TITLE_AGENT_SUMMARY),
-    "summary": ("summary", TITLE_AGENT_SUMMARY),
+    "ai-title": ("aiTitle", TITLE_AGENT),
 }
 
 
@@ -148,6 +147,8 @@ class _Reader:
             self._turn(offset, kind, obj)
         elif kind == "attachment":
             self._queued(offset, obj)
+        elif kind == "summary":
+            self._summary(obj)
         elif kind in _TITLES:
             field, rank = _TITLES[kind]
             text = _str(obj.get(field)).strip()
@@ -159,6 +160,14 @@ class _Reader:
                 self.pending = [text, rank]
         elif kind not in IGNORED:
             self.parsed.skip(SKIP_UNKNOWN)
+
+    def _summary(self, obj: dict[str, Any]) -> None:
+        """A `summary` line titles the session holding its leaf message, which may be in
+        another file: it is reported as `(leaf, text)` for the store to match."""
+        leaf = _str(obj.get("leafUuid"))
+        text = _str(obj.get("summary")).strip()
+        if leaf and text:
+            self.parsed.summaries.append((leaf, text))
 
     def _turn(self, offset: int, role: str, obj: dict[str, Any]) -> None:
         if obj.get("isMeta") is True or obj.get("isCompactSummary") is True:

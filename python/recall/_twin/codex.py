@@ -24,7 +24,7 @@ from recall.recordtypes import CODEX_ENVELOPES as ENVELOPES
 from recall.textutil import scrub
 from recall.types import (
     ASSISTANT,
-    TITLE_USER_GIVEN,
+    TITLE_AGENT,
     USER,
     Message,
     Parsed,
@@ -193,7 +193,7 @@ class _Run:
             agent=AGENT,
             project=st.get("cwd") or st.get("turn_cwd"),
             title=title,
-            title_rank=TITLE_USER_GIVEN if title else 0,
+            title_rank=TITLE_AGENT if title else 0,
             parent_session_id=st.get("parent"),
             started_at=st.get("started"),
             metadata=dict(st["meta"]),

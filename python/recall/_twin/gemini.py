@@ -24,7 +24,7 @@ from recall.jsonlines import SKIP_BAD_SHAPE, SKIP_UNKNOWN, iter_json_lines, load
 from recall.textutil import scrub
 from recall.types import (
     ASSISTANT,
-    TITLE_AGENT_SUMMARY,
+    TITLE_AGENT,
     USER,
     Message,
     Parsed,
@@ -220,7 +220,7 @@ class _Run:
             agent=AGENT,
             project=st.get("project"),
             title=title,
-            title_rank=TITLE_AGENT_SUMMARY if title else 0,
+            title_rank=TITLE_AGENT if title else 0,
             parent_session_id=self.origin[2],
             started_at=st.get("started"),
             metadata=dict(st["meta"]),

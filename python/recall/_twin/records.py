@@ -19,7 +19,9 @@ PartTuple = tuple[
     bool,
     list[str],
 ]
-ParseResult = tuple[list[PartTuple], int, dict[str, Any], list[tuple[str, int]]]
+ParseResult = tuple[
+    list[PartTuple], int, dict[str, Any], list[tuple[str, int]], list[tuple[str, str]]
+]
 
 
 def flatten(parsed: Parsed) -> ParseResult:
@@ -43,7 +45,8 @@ def flatten(parsed: Parsed) -> ParseResult:
                 list(part.rewinds),
             )
         )
-    return parts, parsed.offset, parsed.state, list(parsed.skipped.items())
+    skipped = list(parsed.skipped.items())
+    return parts, parsed.offset, parsed.state, skipped, list(parsed.summaries)
 
 
 def carried_sid(state: dict[str, Any], file_id: str) -> str:

@@ -23,7 +23,7 @@ def parse_transcript(
     origin: Origin,
 ) -> Parsed:
     """Parse `data` (the file from offset `base` on) with the active core."""
-    raw_parts, offset, new_state, skipped = _accel.parse_transcript(
+    raw_parts, offset, new_state, skipped, summaries = _accel.parse_transcript(
         agent, data, base, state if isinstance(state, dict) else {}, origin
     )
     parts = []
@@ -31,4 +31,6 @@ def parse_transcript(
         info = SessionInfo(sid, name, project, title, rank, parent, started, meta)
         messages = [Message(k, role, text, ts) for k, role, text, ts in msgs]
         parts.append(SessionPart(info, messages, replace, rewinds))
-    return Parsed(parts=parts, offset=offset, state=new_state, skipped=dict(skipped))
+    return Parsed(
+        parts=parts, offset=offset, state=new_state, skipped=dict(skipped), summaries=summaries
+    )

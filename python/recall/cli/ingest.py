@@ -70,12 +70,49 @@ def run_hook(event: str, paths: list[str], agent: str | None) -> int:
     from recall.log import log
 
     try:
-        _hook(event, paths, agent)
+        if event == "session-closed":
+            _detached(paths, agent)
+        else:
+            _hook(event, paths, agent)
     except KeyboardInterrupt:
         pass
     except Exception as exc:
         log(f"ingest --event {event}: {type(exc).__name__}: {exc}")
     return 0
+
+
+DETACH_ARG_MAX = 100_000
+"""A payload passed on to the detached process as an argument stays under Linux's
+128 KiB limit on one argument; a larger one is ingested in the hook itself."""
+
+
+def _detached(paths: list[str], agent: str | None) -> None:
+    """A session's end: read the payload, hand the ingest to a process of its own and
+    return at once. Claude Code gives SessionEnd hooks about 1.5 s in all and Gemini
+    CLI does not wait for them; the ingest outlives the hook either way."""
+    import json
+    import subprocess
+
+    from recall.hooks import payload_from
+
+    raw = json.dumps(payload_from(paths), ensure_ascii=False)
+    if len(raw) > DETACH_ARG_MAX:
+        _hook("session-closed", [raw], agent)
+        return
+    cmd = [sys.executable, "-m", "recall", "ingest", "--event", "agent-stop"]
+    cmd += ["--agent", agent] if agent else []
+    options: dict[str, Any] = {"start_new_session": True}
+    if sys.platform == "win32":  # no sessions there: a detached process group instead
+        flags = subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP
+        options = {"creationflags": flags}
+    subprocess.Popen(
+        [*cmd, raw],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        close_fds=True,
+        **options,
+    )
 
 
 def _hook(event: str, paths: list[str], agent: str | None) -> None:
@@ -84,23 +121,47 @@ def _hook(event: str, paths: list[str], agent: str | None) -> None:
     from recall.ingest import ingest_path
     from recall.log import log
     from recall.store import open_writer
+    from recall.sync import shown, vet
 
     payload = payload_from(paths)
     targets = transcripts_from_payload(payload, agent)
+    from recall.config import digest_child
+
+    if digest_child():  # a session `recall digest`'s summariser started: never indexed
+        _keep_out(payload, [a.name for a, _ in targets])
+        return
     with open_writer() as store:
         for adapter, path in targets:
+            real, why = vet(path)  # what sync would pass over, the hook passes over too
+            if why:
+                log(f"ingest --event {event}: passed over {shown(path)}: {why}")
+                continue
             try:
-                ingest_path(store, adapter, path.resolve(), computer_name())
+                ingest_path(store, adapter, real, computer_name())
             except OSError as exc:
-                log(f"ingest --event {event}: cannot read {path}: {exc}")
+                log(f"ingest --event {event}: cannot read {shown(path)}: {exc}")
+
+
+def _keep_out(payload: dict[str, Any], agents: list[str]) -> None:
+    """Tombstone the payload's session (and delete what of it is indexed) for each agent."""
+    from recall.privacy.forget import forget_marked
+    from recall.store import open_writer
+
+    session = payload.get("session_id") or payload.get("thread-id")
+    if not isinstance(session, str) or not session.strip():
+        return
+    with open_writer() as store, store.transaction() as db:
+        for name in agents:
+            forget_marked(db, session.strip(), name)
 
 
 def _run_paths(args: argparse.Namespace) -> int:
     from recall.agents import ADAPTERS, IMPORT, Adapter, adapter_for, adapter_named
     from recall.config import computer_name
-    from recall.errors import NotFoundError, UsageError
+    from recall.errors import NotFoundError, RecallError, UsageError
     from recall.ingest import ingest_bytes, ingest_path, resolve
     from recall.store import open_writer
+    from recall.sync import shown, vet
     from recall.types import Parsed
 
     targets = [*args.paths, *args.transcript]
@@ -112,6 +173,7 @@ def _run_paths(args: argparse.Namespace) -> int:
     sessions: set[str] = set()
     files = 0
     skipped: dict[str, int] = {}
+    passed_over: list[tuple[str, str]] = []
 
     def count(parsed: Parsed) -> None:
         for reason, n in parsed.skipped.items():
@@ -150,9 +212,16 @@ def _run_paths(args: argparse.Namespace) -> int:
                 chosen = adapter or adapter_for(path)
                 if chosen is None:
                     raise UsageError(f"cannot tell which agent wrote {target}; pass --agent")
+                _, why = vet(path)
+                if why:  # the file asked for: one line, as for a missing one
+                    raise RecallError(f"cannot ingest {shown(path)}: {why}")
                 candidates = [(chosen, path)]
             for a, p in candidates:
-                job = ingest_path(store, a, p.resolve(), computer, force=args.force)
+                real, why = vet(p)  # as sync: pass over what cannot be read or keyed
+                if why:
+                    passed_over.append((shown(p), why))
+                    continue
+                job = ingest_path(store, a, real, computer, force=args.force)
                 files += 1
                 if job is not None:
                     count(job.parsed)
@@ -162,7 +231,10 @@ def _run_paths(args: argparse.Namespace) -> int:
         compact_if_pending(store)
     why = ", ".join(f"{n} {r}" for r, n in sorted(skipped.items()))
     print(
-        f"ingested {len(sessions)} sessions from {files or 'stdin'} "
-        f"{'file' if files == 1 else 'files'}" + (f"; lines skipped: {why}" if why else "")
+        f"ingested {len(sessions)} sessions from "
+        + ("stdin" if all(t == "-" for t in targets) else f"{files} file{'s' * (files != 1)}")
+        + (f"; lines skipped: {why}" if why else "")
     )
+    for shown_path, reason in passed_over:
+        print(f"  passed over {shown_path}: {reason}")
     return 0

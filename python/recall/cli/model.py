@@ -28,11 +28,9 @@ def add_parser(subs: Any) -> None:
 
 
 def _progress(label: str, done: int, total: int) -> None:
-    of = f"/{total / 1e6:.1f}" if total else ""
-    sys.stderr.write(f"\rDownloading {label} {done / 1e6:.1f}{of} MB")
-    if total and done >= total:
-        sys.stderr.write("\n")
-    sys.stderr.flush()
+    from recall.cli.render import show_progress
+
+    show_progress(f"Downloading {label}", done, total, megabytes=True)
 
 
 def run(args: argparse.Namespace) -> int:

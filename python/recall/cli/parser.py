@@ -22,6 +22,17 @@ COMMANDS = (
     "doctor",
     "redact",
     "forget",
+    "mcp",
+    "context",
+    "setup",
+    "hooks",
+    "remember",
+    "memories",
+    "memory",
+    "digest",
+    "serve",
+    "peers",
+    "service",
 )
 """Subcommands, each a module of this package with `add_parser(subs)` and `run(args)`."""
 

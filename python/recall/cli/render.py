@@ -65,16 +65,24 @@ def wrap(text: str, indent: str = "", width: int = WIDTH) -> str:
     )
 
 
+def show_progress(label: str, done: int, total: int, megabytes: bool = False) -> None:
+    """Rewrite one stderr line: `label done/total`, or `label 1.2/3.4 MB` for a download
+    (whose total is 0 when the server did not say); a newline once it is complete."""
+    if megabytes:
+        of = f"/{total / 1e6:.1f}" if total else ""
+        sys.stderr.write(f"\r{label} {done / 1e6:.1f}{of} MB")
+        finished = bool(total) and done >= total
+    else:
+        sys.stderr.write(f"\r{label} {done}/{total}")
+        finished = done >= total
+    if finished:
+        sys.stderr.write("\n")
+    sys.stderr.flush()
+
+
 def progress(label: str) -> Callable[[int, int], None]:
     """A progress callback that rewrites one stderr line: `label done/total`."""
-
-    def show(done: int, total: int) -> None:
-        sys.stderr.write(f"\r{label} {done}/{total}")
-        if done >= total:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
-
-    return show
+    return lambda done, total: show_progress(label, done, total)
 
 
 def to_json(obj: Any) -> str:

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from recall.peers.protocol import SearchRequest
+    from recall.search.modes import Outcome
+    from recall.search.results import Filters
 
 
 def add_parser(subs: Any) -> None:
@@ -22,6 +27,12 @@ def add_parser(subs: Any) -> None:
     p.add_argument("--until", metavar="WHEN", help="same forms as --since")
     p.add_argument("--limit", "-n", type=int, default=10, metavar="N", help="results (default 10)")
     p.add_argument("--json", action="store_true", help="machine-readable output (SPEC §9)")
+    p.add_argument(
+        "--scope",
+        choices=("all", "sessions", "memories", "daily", "files"),
+        default="all",
+        help="sources: sessions, memories (+ MEMORY.md), daily logs, guidance files; default all",
+    )
     p.add_argument(
         "--messages",
         action="store_true",
@@ -47,14 +58,23 @@ def add_parser(subs: Any) -> None:
         metavar="λ",
         help="time decay: score × exp(-λ·age in days), e.g. 0.01 (default: config, else off)",
     )
+    # --- across computers (docs/serve.md) ---
+    p.add_argument(
+        "--computer",
+        nargs="+",
+        default=None,
+        metavar="NAME",
+        help="ask these computers' daemons too: peer names, `local` (this one) or `all`",
+    )
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from recall.cli.render import day, highlight, print_json, short_id, use_color, wrap
+    from recall.cli.sources import source_lines
     from recall.errors import UsageError
-    from recall.search.results import MAX_LIMIT, Filters, plain
-    from recall.store import open_reader
+    from recall.peers.protocol import SearchRequest
+    from recall.search.results import MAX_LIMIT, plain
     from recall.timeutil import parse_when
 
     if not 1 <= args.limit <= MAX_LIMIT:
@@ -62,29 +82,30 @@ def run(args: argparse.Namespace) -> int:
     query = " ".join(args.query)
     if not query.strip():
         raise UsageError("the query is empty: give words to search for")
-    filters = Filters(
+    request = SearchRequest(
+        q=query,
         agents=args.agent,
         project=args.project,
         since=parse_when(args.since) if args.since else None,
         until=parse_when(args.until) if args.until else None,
+        limit=args.limit,
+        mode=args.mode,
+        fusion=args.fusion,
+        decay=args.decay,
+        messages=args.messages,
+        scope=args.scope,
     )
-    # --- semantic search ---
-    from recall.config import load_config
-    from recall.search.modes import run as run_mode
+    # --- across computers (docs/serve.md) ---
+    if args.computer:
+        from recall.peers.fanout import search_computers
 
-    settings = load_config().search
-    fusion = args.fusion or settings.fusion
-    decay = settings.decay if args.decay is None else args.decay
-    if fusion not in ("rrf", "weighted", "0.4/0.6", "0.3/0.7"):
-        raise UsageError(f"fusion must be rrf, weighted, 0.4/0.6 or 0.3/0.7, not {fusion!r}")
-    if not 0 <= decay < float("inf"):  # also refuses NaN
-        raise UsageError("--decay must be a finite number, 0 or more")
-    with open_reader() as store:
-        filters.agents = known_agents(store.conn, args.agent)
-        indexed = store.conn.execute("SELECT 1 FROM sessions LIMIT 1").fetchone() is not None
-        outcome = run_mode(
-            store.conn, query, filters, args.limit, args.mode, fusion, decay, args.messages
-        )
+        outcome, indexed = search_computers(request, args.computer, local_search)
+    else:  # a running daemon has the model loaded already
+        from recall.peers.warm import ask_daemon
+
+        outcome, indexed = ask_daemon(request) or local_search(request)
+    for error in outcome.output.errors:
+        sys.stderr.write(f"recall: {error['computer']}: {error['error']}\n")
     if outcome.note:
         sys.stderr.write(f"recall: {outcome.note}\n")
     out = outcome.output
@@ -102,6 +123,9 @@ def run(args: argparse.Namespace) -> int:
         return 1
     color = use_color()
     for n, r in enumerate(out.results, 1):
+        if r.source != "session":
+            print(source_lines(n, r, color))
+            continue
         where = " · ".join(x for x in (r.agent, r.project or "", day(r.date), r.computer) if x)
         title = r.title or "(untitled)"
         print(wrap(f"{n:>2}. {title}", "    ")[4:])
@@ -109,6 +133,83 @@ def run(args: argparse.Namespace) -> int:
         print(wrap(f"{where}  [{short_id(r.session_id)}{at}]  score {r.score:.3g}", "    "))
         print(highlight(r.snippet, color, "    ") + "\n")
     return 0
+
+
+def search(
+    query: str,
+    filters: Filters,
+    limit: int,
+    mode: str | None = None,
+    fusion: str | None = None,
+    decay: float | None = None,
+    messages: bool = False,
+    scope: str = "all",
+) -> tuple[Outcome, bool]:
+    """One search as `recall search` runs it (the agents named as the index spells them,
+    fusion, decay and source weights from the config unless given), over the sources of
+    `scope` (docs/memory.md), and whether anything is indexed at all. The MCP server
+    calls this too, so the agent's tool and the CLI answer alike."""
+    from recall.cli.sources import source_vectors
+    from recall.config import computer_name, load_config
+    from recall.errors import UsageError
+    from recall.search.sources import run as run_sources
+    from recall.store import open_reader
+
+    settings = load_config().search
+    fusion = fusion or settings.fusion
+    decay = settings.decay if decay is None else decay
+    if fusion not in ("rrf", "weighted", "0.4/0.6", "0.3/0.7"):
+        raise UsageError(f"fusion must be rrf, weighted, 0.4/0.6 or 0.3/0.7, not {fusion!r}")
+    if not 0 <= decay < float("inf"):  # also refuses NaN
+        raise UsageError("--decay must be a finite number, 0 or more")
+    with open_reader() as store:
+        filters.agents = known_agents(store.conn, filters.agents)
+        indexed = (
+            store.conn.execute(
+                "SELECT 1 FROM sessions UNION ALL SELECT 1 FROM memories"
+                " UNION ALL SELECT 1 FROM files LIMIT 1"
+            ).fetchone()
+            is not None
+        )
+        outcome = run_sources(
+            store.conn,
+            query,
+            filters,
+            limit,
+            computer_name(),
+            scope,
+            mode,
+            fusion,
+            decay,
+            messages,
+            settings.weights,
+            source_vectors(mode),
+        )
+    return outcome, indexed
+
+
+def local_search(request: SearchRequest) -> tuple[Outcome, bool]:
+    """`search` for a request as the CLI builds it and as it comes off the wire: what
+    `recall search` runs in-process and what `recall serve` answers with (snippets keep
+    their highlight marks)."""
+    from recall.search.results import Filters
+
+    filters = Filters(
+        agents=list(request.agents),
+        project=request.project,
+        since=request.since,
+        until=request.until,
+    )
+    return search(
+        request.q,
+        filters,
+        request.limit,
+        request.mode,
+        request.fusion,
+        request.decay,
+        request.messages,
+        request.scope,
+    )
 
 
 def known_agents(db: Any, asked: list[str]) -> list[str]:

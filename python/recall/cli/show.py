@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+from recall.errors import NotFoundError
+
+if TYPE_CHECKING:
+    from recall.store.queries import Mirror
 
 
 def add_parser(subs: Any) -> None:
@@ -13,47 +19,37 @@ def add_parser(subs: Any) -> None:
     p.add_argument("--agent", metavar="A", help="the agent, when ids of two agents collide")
     p.add_argument("--raw", action="store_true", help="print the original transcript file")
     p.add_argument("--json", action="store_true", help="machine-readable output (SPEC §9)")
+    p.add_argument("--computer", metavar="NAME", help="fetch it from this peer's daemon")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from recall.cli.render import day, print_json
-    from recall.errors import NotFoundError
     from recall.store import open_reader
     from recall.store.queries import load_mirror, resolve_session
 
+    if args.computer:  # --- across computers (docs/serve.md) ---
+        from recall.peers.remote import fetch_mirror, fetch_transcript, is_remote
+
+        if is_remote(args.computer):
+            if args.raw:
+                for chunk in fetch_transcript(args.computer, args.session, args.agent):
+                    sys.stdout.buffer.write(chunk)
+                return 0
+            mirror = fetch_mirror(args.computer, args.session, args.agent)
+            return _print(mirror, args.json)
     with open_reader() as store:
         mirror = load_mirror(store.conn, resolve_session(store.conn, args.session, args.agent))
     if args.raw:
-        if not mirror.transcript_path:
-            raise NotFoundError(f"session {mirror.session_id} was imported; it has no transcript")
-        from recall.sync import find_transcript
-
-        path = find_transcript(mirror.transcript_path) or mirror.transcript_path
-        from recall.privacy.redaction import current
-        from recall.safeio import NotARegularFile, lines, open_regular
-
-        redactor = current()  # the transcript leaves recall as clean as the mirror
-        try:
-            with open_regular(path) as fh:
-                for line in lines(fh):
-                    if isinstance(line, int):
-                        sys.stdout.buffer.write(
-                            b"[a line of %d bytes, over 64 MB: not shown]\n" % line
-                        )
-                        continue
-                    sys.stdout.buffer.write(
-                        redactor.redact_line(line) if redactor.enabled else line
-                    )
-        except NotARegularFile as exc:
-            raise NotFoundError(f"the transcript of {mirror.session_id} is gone: {exc}") from None
-        except FileNotFoundError:
-            raise NotFoundError(
-                f"the transcript of {mirror.session_id} is gone ({path}); "
-                f"its mirror is kept: recall show {mirror.session_id}"
-            ) from None
+        for chunk in raw_transcript(mirror):
+            sys.stdout.buffer.write(chunk)
         return 0
-    if args.json:
+    return _print(mirror, args.json)
+
+
+def _print(mirror: Mirror, as_json: bool) -> int:
+    from recall.cli.render import day, print_json
+
+    if as_json:
         print_json(mirror)
         return 0
     print(f"{mirror.title or '(untitled)'}")
@@ -70,3 +66,38 @@ def run(args: argparse.Namespace) -> int:
     for m in mirror.messages:
         print(f"\n── {m.role} · {day(m.timestamp)}\n{m.text}")
     return 0
+
+
+def raw_transcript(mirror: Mirror) -> Iterator[bytes]:
+    """The mirror's transcript file, redacted line by line as the mirror is: what
+    `show --raw` prints and `recall serve` sends. NotFoundError, before any byte, when
+    the session was imported or its file is gone."""
+    if not mirror.transcript_path:
+        raise NotFoundError(f"session {mirror.session_id} was imported; it has no transcript")
+    from recall.privacy.redaction import current
+    from recall.safeio import NotARegularFile, open_regular
+    from recall.sync import find_transcript
+
+    path = find_transcript(mirror.transcript_path) or mirror.transcript_path
+    redactor = current()  # the transcript leaves recall as clean as the mirror
+    try:
+        fh = open_regular(path)
+    except NotARegularFile as exc:
+        raise NotFoundError(f"the transcript of {mirror.session_id} is gone: {exc}") from None
+    except FileNotFoundError:
+        raise NotFoundError(
+            f"the transcript of {mirror.session_id} is gone ({path}); "
+            f"its mirror is kept: recall show {mirror.session_id}"
+        ) from None
+    return _redacted_lines(fh, redactor)
+
+
+def _redacted_lines(fh: BinaryIO, redactor: Any) -> Iterator[bytes]:
+    from recall.safeio import lines
+
+    with fh:
+        for line in lines(fh):
+            if isinstance(line, int):
+                yield b"[a line of %d bytes, over 64 MB: not shown]\n" % line
+                continue
+            yield redactor.redact_line(line) if redactor.enabled else line

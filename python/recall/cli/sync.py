@@ -56,6 +56,12 @@ def run(args: argparse.Namespace) -> int:
             progress=progress("Indexing transcripts") if show_progress else None,
             force=args.force,
         )
+        if not report.disk_full:
+            from recall.memory.files import sync_files
+
+            files = sync_files(
+                store, not args.no_embed
+            )  # MEMORY.md, daily logs, guidance files (docs/memory.md)
     if report.disk_full:
         sys.stderr.write(
             f"recall: disk full: {report.sessions_touched} sessions indexed, "
@@ -67,7 +73,8 @@ def run(args: argparse.Namespace) -> int:
             totals = stats(reader.conn, reader.path)
         print(
             f"{summary_line(report)}. Index: {totals.sessions} sessions, "
-            f"{totals.messages} messages."
+            f"{totals.messages} messages; {files.files} memory and guidance files"
+            f" ({files.changed} changed, {files.removed} removed)."
         )
         for path, why in report.passed_over:
             print(f"  passed over {path}: {why}")
@@ -81,26 +88,40 @@ def run(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
     if not args.no_embed:
-        _embed_after_sync(args.quiet)
+        return _embed_after_sync(args.quiet)
     return 0
 
 
 # --- semantic search ---
-def _embed_after_sync(quiet: bool) -> None:
-    """Embed what sync brought in; without a model, say why once and carry on."""
-    from recall.cli.embed import embed_now
+def _embed_after_sync(quiet: bool) -> int:
+    """Embed what sync brought in, after saying keyword search already works; without a
+    model, say why once and carry on. Ctrl-C stops the embedding only (exit 130)."""
+    from recall.cli.embed import embed_now, stopped_line
     from recall.cli.embed import summary_line as embed_line
     from recall.config import embedding_provider
     from recall.semantic import ModelError
 
     if embedding_provider() == "none":
-        return
+        return 0
+
+    def announce(pending: int) -> None:
+        if not quiet:
+            print(
+                f"Keyword search works now; embedding {pending} messages for semantic search "
+                "(Ctrl-C to stop, it resumes next time).",
+                flush=True,
+            )
+
     try:
-        report = embed_now(quiet)
+        report = embed_now(quiet, announce=announce)
     except ModelError as exc:
         if not quiet:  # one short line: keyword search works either way
             why = "no embedding model (`recall model install`)" if " lacks " in str(exc) else exc
             sys.stderr.write(f"recall: semantic search is off: {why}\n")
-        return
+        return 0
+    if report.interrupted:
+        sys.stderr.write(f"recall: {stopped_line(report)}\n")
+        return 130
     if not quiet and report.messages:
         print(embed_line(report))
+    return 0

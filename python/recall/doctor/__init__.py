@@ -1,14 +1,15 @@
 """`recall doctor`: a list of independent checks, each saying what is wrong and how to fix it.
 
-A check is a function from `Context` to `Check`. Adding one (the
-peers' once they exist) means writing the function and listing
-it in `CHECKS`; the CLI, the JSON output and the exit status follow.
+A check is a function from `Context` to `Check`. Adding one means writing
+the function and listing it in `checks()`; the CLI, the JSON output and the
+exit status follow.
 """
 
 from __future__ import annotations
 
 from recall.doctor.findings import FAIL, OK, SKIP, WARN, Check, CheckFn, Context
-from recall.doctor.hook_checks import check_hooks
+from recall.doctor.hook_checks import check_hooks, check_mcp
+from recall.doctor.peer_checks import check_peers
 from recall.doctor.setup_checks import check_config, check_data_dir
 from recall.doctor.store_checks import (
     check_database,
@@ -32,7 +33,9 @@ def checks() -> list[CheckFn]:
         check_indexes,
         check_lock,
         check_hooks,
+        check_mcp,
         check_model,
+        check_peers,
         check_log,
     ]
 

@@ -1,4 +1,6 @@
-"""Doctor's hook check: does each installed agent call `recall ingest --event` when a turn ends?
+"""Doctor's agent checks: does each installed agent call `recall ingest --event` when a turn
+ends, does each know recall's MCP server, and does every such command point at a program
+that exists?
 
 Where each agent keeps its hooks (FORMATS.md §5): Claude Code in
 `~/.claude/settings.json` (`$CLAUDE_CONFIG_DIR`), Codex in `~/.codex/hooks.json`,
@@ -10,14 +12,14 @@ An agent whose directory does not exist is not installed and not reported.
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 from pathlib import Path
 from typing import Any
 
 from recall.doctor.findings import FAIL, OK, SKIP, WARN, Check, Context
-from recall.record import Record
+from recall.record import Record, field
+from recall.setup.commands import program_of, runnable
+from recall.setup.where import claude_dir, codex_dir, gemini_dir
 
 _RECALL_HOOK = re.compile(r"\brecall\b.*\bingest\b.*--event|-m recall ingest .*--event")
 
@@ -40,6 +42,8 @@ class AgentHooks(Record):
     """The file that holds (or would hold) the hook."""
     problem: str | None = None
     """Why a settings file could not be read."""
+    commands: list[Any] = field(default_factory=list)
+    """The recall hook commands found (strings, or argv lists for Codex's notify)."""
 
 
 def _calls_recall(value: Any) -> bool:
@@ -53,6 +57,19 @@ def _calls_recall(value: Any) -> bool:
     if isinstance(value, dict):
         return any(_calls_recall(v) for v in value.values())
     return False
+
+
+def _recall_commands(value: Any) -> list[Any]:
+    """The hook commands inside `value` that run recall (a notify list counts as one)."""
+    if isinstance(value, str):
+        return [value] if _RECALL_HOOK.search(value) else []
+    if isinstance(value, list):
+        if value and all(isinstance(v, str) for v in value):
+            return [value] if _calls_recall(value) else []
+        return [c for v in value for c in _recall_commands(v)]
+    if isinstance(value, dict):
+        return [c for v in value.values() for c in _recall_commands(v)]
+    return []
 
 
 def _read_json(path: Path) -> tuple[dict[str, Any], str | None]:
@@ -70,27 +87,25 @@ def _json_hooks(agent: str, base: Path, events: tuple[str, ...]) -> AgentHooks:
     data, problem = _read_json(settings)
     hooks = data.get("hooks")
     hooked = isinstance(hooks, dict) and any(_calls_recall(hooks.get(e)) for e in events)
-    return AgentHooks(agent, base.is_dir(), hooked, str(settings), problem)
+    found = AgentHooks(agent, base.is_dir(), hooked, str(settings), problem)
+    found.commands = _recall_commands(hooks)
+    return found
 
 
 def claude(home: Path) -> AgentHooks:
-    configured = os.environ.get("CLAUDE_CONFIG_DIR", "").split(",")[0].strip()
-    base = Path(configured).expanduser() if configured else home / ".claude"
-    return _json_hooks("claude", base, ("Stop", "SessionEnd", "SubagentStop"))
+    return _json_hooks("claude", claude_dir(home), ("Stop", "SessionEnd", "SubagentStop"))
 
 
 def gemini(home: Path) -> AgentHooks:
-    configured = os.environ.get("GEMINI_CLI_HOME", "").strip()
-    base = (Path(configured).expanduser() if configured else home) / ".gemini"
-    return _json_hooks("gemini", base, ("AfterAgent", "SessionEnd"))
+    return _json_hooks("gemini", gemini_dir(home), ("AfterAgent", "SessionEnd"))
 
 
 def codex(home: Path) -> AgentHooks:
-    configured = os.environ.get("CODEX_HOME", "").strip()
-    base = Path(configured).expanduser() if configured else home / ".codex"
+    base = codex_dir(home)
     config = base / "config.toml"
     hooks_json, problem = _read_json(base / "hooks.json")
     hooked = _calls_recall(hooks_json.get("hooks"))
+    commands = _recall_commands(hooks_json.get("hooks"))
     try:
         text = config.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -105,7 +120,20 @@ def codex(home: Path) -> AgentHooks:
         except tomllib.TOMLDecodeError as exc:
             toml, problem = {}, f"cannot read {config}: {exc}"
         hooked = hooked or _calls_recall(toml.get("notify")) or _calls_recall(toml.get("hooks"))
-    return AgentHooks("codex", base.is_dir(), hooked, str(config), problem)
+        commands += _recall_commands(toml.get("notify")) + _recall_commands(toml.get("hooks"))
+    found = AgentHooks("codex", base.is_dir(), hooked, str(config), problem)
+    found.commands = commands
+    return found
+
+
+def _unrunnable(commands: list[Any]) -> list[str]:
+    """The programs of `commands` that do not exist or cannot run."""
+    bad = []
+    for command in commands:
+        program = program_of(command)
+        if program is None or not runnable(program):
+            bad.append(program or str(command))
+    return sorted(set(bad))
 
 
 def _fix(found: AgentHooks) -> str:
@@ -130,15 +158,47 @@ def check_hooks(ctx: Context) -> Check:
     fixes += [f"{a.agent}: {_fix(a)}" for a in missing]
     hooked = [a.agent for a in installed if a.hooked]
     status = WARN if fixes else OK
-    if hooked and shutil.which("recall") is None:
+    bad = _unrunnable([c for a in installed for c in a.commands])
+    if bad:
         status = FAIL  # the hooks run, fail, and nobody sees it
-        fixes.append(
-            "`recall` is not on PATH, so the hooks cannot run it: install recall with "
-            "`pipx install recall-sessions`, or write its full path in the hook commands"
-        )
+        bare = [b for b in bad if "/" not in b and "\\" not in b]
+        if bare:
+            fixes.append(
+                f"`{bare[0]}` is not on PATH, so the hooks cannot run it: install recall with "
+                "`pipx install recall-sessions`, or run `recall setup` (it writes the full path)"
+            )
+        for program in (b for b in bad if b not in bare):
+            fixes.append(f"a hook runs {program}, which does not exist: run `recall setup` again")
     summary = (
         f"hooked: {', '.join(hooked) or 'none'}"
         + (f"; not hooked: {', '.join(a.agent for a in missing)}" if missing else "")
         + ("; `recall sync` still indexes everything on demand" if missing else "")
     )
     return Check("hooks", status, summary, fix="\n".join(fixes) or None, details=details)
+
+
+def check_mcp(ctx: Context) -> Check:
+    """Each installed agent has recall's MCP server, and it points at a program that runs."""
+    from recall.setup.status import status
+    from recall.setup.where import AGENTS
+
+    found = [status(a, ctx.home) for a in AGENTS]
+    installed = [s for s in found if s.installed]
+    if not installed:
+        return Check("mcp", SKIP, "no Claude Code, Codex or Gemini CLI settings found")
+    details = [
+        f"{s.agent}: {'registered' if s.mcp else 'not registered'} ({s.mcp_file})"
+        for s in installed
+    ]
+    missing = [s.agent for s in installed if not s.mcp]
+    broken = [(s.agent, b) for s in installed if s.mcp for b in s.broken if b.endswith("mcp")]
+    fixes = [f"{agent}: `{cmd}` cannot run: run `recall setup` again" for agent, cmd in broken]
+    fixes += [f"{agent}: run `recall hooks install --agent {agent}`" for agent in missing]
+    registered = [s.agent for s in installed if s.mcp]
+    summary = f"recall's MCP server registered: {', '.join(registered) or 'none'}" + (
+        f"; not in {', '.join(missing)} (the agent cannot search its history itself)"
+        if missing
+        else ""
+    )
+    status_ = FAIL if broken else WARN if missing else OK
+    return Check("mcp", status_, summary, fix="\n".join(fixes) or None, details=details)

@@ -53,21 +53,18 @@ def check_data_dir(ctx: Context) -> Check:
             f"{folder} cannot be created: {probe} is not a directory",
             fix="point RECALL_HOME at a directory you own",
         )
+    why = ""
     try:
         with tempfile.NamedTemporaryFile(dir=probe, prefix=".recall-doctor-"):
             pass
     except OSError as exc:
+        why = f" ({exc.strerror})"
+    if why or not os.access(probe, os.W_OK | os.X_OK):
+        where = "" if probe == folder else f"{folder} cannot be created: "
         return Check(
             "data directory",
             FAIL,
-            f"{probe} is not writable by this user ({exc.strerror})",
-            fix=f"`chmod u+rwx {probe}`, or point RECALL_HOME at a directory you own",
-        )
-    if not os.access(probe, os.W_OK | os.X_OK):
-        return Check(
-            "data directory",
-            FAIL,
-            f"{probe} is not writable by this user",
+            f"{where}{probe} is not writable by this user{why}, so no index can be written",
             fix=f"`chmod u+rwx {probe}`, or point RECALL_HOME at a directory you own",
         )
     state = "" if folder.exists() else " (created on the first sync)"

@@ -21,6 +21,7 @@ from recall.record import Record
 from recall.store import Store
 from recall.store.locking import write_lock
 from recall.store.queries import resolve_session
+from recall.store.titles import forget_summaries
 from recall.store.writer import message_digest
 
 FORGET = "forget"
@@ -28,7 +29,7 @@ FORGET = "forget"
 MARKER = "marker"
 """Tombstone reason: a user message carried the ignore marker."""
 
-FTS_TABLES = ("messages_fts", "sessions_fts")
+FTS_TABLES = ("messages_fts", "sessions_fts", "memories_fts", "file_chunks_fts")
 """External-content FTS5 indexes over conversation text; other issues add theirs here."""
 
 
@@ -129,6 +130,7 @@ def delete_sessions(db: sqlite3.Connection, rowids: list[int], reason: str) -> F
                 ).fetchall()
             ),
         )
+        forget_summaries(db, rowid, tombstone=True)
         cur = db.execute("DELETE FROM messages WHERE session = ?", (rowid,))
         done.messages += max(cur.rowcount, 0)
         db.execute("DELETE FROM sessions WHERE id = ?", (rowid,))

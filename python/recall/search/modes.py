@@ -70,7 +70,7 @@ def _encoder(db: sqlite3.Connection, asked: bool) -> tuple[Encoder | None, str |
     try:  # find the model id before loading the model: loading costs ~0.5 s
         if not _any_vectors(db, current_model_id()):
             return None, NOTHING_EMBEDDED if asked else None
-        return get_encoder(), None
+        return get_encoder(query=True), None
     except ModelError:
         news = asked or _any_vectors(db)
         return None, NO_MODEL if news else None

@@ -8,15 +8,18 @@ from typing import Any
 from recall.search.results import Filters
 
 
-def filter_sql(f: Filters, ts_expr: str) -> tuple[str, list[Any]]:
-    """` AND …` clauses over sessions `s` (and the timestamp `ts_expr`), with their args."""
+def filter_sql(
+    f: Filters, ts_expr: str, agent: str = "s.agent", project: str = "s.project"
+) -> tuple[str, list[Any]]:
+    """` AND …` clauses over sessions `s` (and the timestamp `ts_expr`), with their args;
+    other tables name their `agent` and `project` columns."""
     clauses: list[str] = []
     args: list[Any] = []
     if f.agents:
-        clauses.append(f"s.agent IN ({','.join('?' * len(f.agents))})")
+        clauses.append(f"{agent} IN ({','.join('?' * len(f.agents))})")
         args.extend(f.agents)
     if f.project:
-        clauses.append("s.project LIKE ? ESCAPE '\\'")
+        clauses.append(f"{project} LIKE ? ESCAPE '\\'")
         escaped = f.project.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         args.append(f"%{escaped}%")
     if f.since is not None:

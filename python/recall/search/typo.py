@@ -40,24 +40,28 @@ def _allowed(word: str) -> int:
     return 0 if len(word) < 4 else 1 if len(word) <= 8 else 2
 
 
-def _has_hits(db: sqlite3.Connection, word: str) -> bool:
+MESSAGES = "messages_fts"
+"""The index corrected by default; memories and file chunks pass their own."""
+
+
+def _has_hits(db: sqlite3.Connection, word: str, table: str = MESSAGES) -> bool:
     quoted = '"' + word.replace('"', '""') + '"'
     try:
         return (
-            db.execute(
-                "SELECT 1 FROM messages_fts WHERE messages_fts MATCH ? LIMIT 1", (quoted,)
-            ).fetchone()
+            db.execute(f"SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT 1", (quoted,)).fetchone()
             is not None
         )
     except sqlite3.OperationalError:
         return True  # not a word FTS can look up: leave it alone
 
 
-def _vocab(db: sqlite3.Connection) -> None:
+def _vocab(db: sqlite3.Connection, table: str = MESSAGES) -> str:
+    """The temp fts5vocab table over `table`, created once per connection; its name."""
+    name = "recall_vocab" if table == MESSAGES else f"recall_vocab_{table}"
     db.execute(
-        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.recall_vocab"
-        " USING fts5vocab(main, messages_fts, row)"
+        f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{name} USING fts5vocab(main, {table}, row)"
     )
+    return name
 
 
 def stem(db: sqlite3.Connection, word: str) -> str:
@@ -76,7 +80,7 @@ def stem(db: sqlite3.Connection, word: str) -> str:
     return str(row[0]) if row else word.lower()
 
 
-def closest(db: sqlite3.Connection, word: str) -> str | None:
+def closest(db: sqlite3.Connection, word: str, table: str = MESSAGES) -> str | None:
     """The indexed stem nearest to `word`'s, if it is close enough to be a typo of it.
 
     Stems are compared with stems, so length says something: a candidate
@@ -92,9 +96,9 @@ def closest(db: sqlite3.Connection, word: str) -> str | None:
     allowed = _allowed(word)
     if not allowed:
         return None
-    _vocab(db)
+    vocab = _vocab(db, table)
     rows = db.execute(
-        "SELECT term, doc FROM temp.recall_vocab WHERE term >= ? AND term < ? LIMIT ?",
+        f"SELECT term, doc FROM temp.{vocab} WHERE term >= ? AND term < ? LIMIT ?",
         (typed[:1], typed[:1] + "\U0010ffff", MAX_CANDIDATES),
     ).fetchall()
     best: tuple[int, int, str] | None = None
@@ -111,13 +115,13 @@ def closest(db: sqlite3.Connection, word: str) -> str | None:
     return best[2] if best else None
 
 
-def shown_word(db: sqlite3.Connection, term: str) -> str:
+def shown_word(db: sqlite3.Connection, term: str, table: str = MESSAGES) -> str:
     """A word of the index that has `term` as its stem, as a person wrote it (for saying
     "showing results for …"): the first highlighted match, lowercased."""
     quoted = '"' + term.replace('"', '""') + '"'
     row = db.execute(
-        "SELECT highlight(messages_fts, 0, char(2), char(3)) FROM messages_fts"
-        " WHERE messages_fts MATCH ? LIMIT 1",
+        f"SELECT highlight({table}, 0, char(2), char(3)) FROM {table}"
+        f" WHERE {table} MATCH ? LIMIT 1",
         (quoted,),
     ).fetchone()
     if row and "\x02" in row[0]:
@@ -125,16 +129,21 @@ def shown_word(db: sqlite3.Connection, term: str) -> str:
     return term
 
 
-def correct(db: sqlite3.Connection, terms: list[Term]) -> Query | None:
+def correct(db: sqlite3.Connection, terms: list[Term], table: str = MESSAGES) -> Query | None:
     """The query with each word that matches nothing replaced by its closest term, or None."""
     changed = False
     fixed: list[Term] = []
     for term in terms:
         text = term.text
-        if not term.negated and not term.phrase and not term.prefix and not _has_hits(db, text):
-            close = closest(db, text)
+        if (
+            not term.negated
+            and not term.phrase
+            and not term.prefix
+            and not _has_hits(db, text, table)
+        ):
+            close = closest(db, text, table)
             if close:
-                text, changed = shown_word(db, close), True
+                text, changed = shown_word(db, close, table), True
         fixed.append(Term(text, phrase=term.phrase, prefix=term.prefix, negated=term.negated))
     if not changed:
         return None

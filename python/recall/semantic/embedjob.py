@@ -25,8 +25,30 @@ if TYPE_CHECKING:
     from recall.store.db import Store
 
 BATCH_MESSAGES = 128
+"""Messages read and committed together: an interrupted run loses at most one batch."""
+GROUP_CHARS = 16_000
+"""Characters of chunk text handed to the encoder at once (~4,000 tokens, one or two
+onnxruntime calls): progress is reported after each group."""
+FIRST_GROUP_CHARS = 2_000
+"""The run's first group is small, so a rate (and an ETA) is known within a second or two."""
+MAX_PIECES = 16
+"""Window-sized pieces embedded per message (~4,000 tokens, ~16 kB of prose); the rest
+of a longer message (a pasted log, a dump) stays keyword-searchable only."""
 
-Progress = Callable[[int, int], None]
+
+class Tick(Record):
+    """Where a run stands, for a progress line."""
+
+    messages: int
+    total: int
+    chunks: int
+    chars: int
+    """Characters of message text embedded so far (the ETA's measure of work)."""
+    total_chars: int
+    seconds: float
+
+
+Progress = Callable[[Tick], None]
 
 
 class EmbedReport(Record):
@@ -36,6 +58,10 @@ class EmbedReport(Record):
     cached: int = 0
     indexed: int = 0
     seconds: float = 0.0
+    total: int = 0
+    """Messages that were pending when the run started (within `limit`)."""
+    interrupted: bool = False
+    """Stopped by Ctrl-C: batches committed so far are kept, the index is not refreshed."""
 
 
 def embed_pending(
@@ -46,41 +72,92 @@ def embed_pending(
     cache: VectorCache | None = None,
     limit: int | None = None,
 ) -> EmbedReport:
-    """Embed every message of `roles` that `encoder`'s model has not seen; refresh the index."""
+    """Embed every message of `roles` that `encoder`'s model has not seen; refresh the index.
+
+    Ctrl-C (KeyboardInterrupt) ends the run between or inside batches: what was
+    committed stays, the batch under way is rolled back, and the report says so.
+    """
     started = time.perf_counter()
     model = encoder.model_id
     report = EmbedReport(model=model)
-    total = vectors.count_pending(store.conn, model, roles)
-    if limit is not None:
-        total = min(total, limit)
-    after = 0
-    while report.messages < total:
-        want = min(BATCH_MESSAGES, total - report.messages)
-        batch = vectors.pending(store.conn, model, roles, after, want)
-        if not batch:
-            break
-        after = batch[-1][0]
-        rows: list[tuple[int, int, int, int]] = []
-        texts: list[str] = []
-        for msg, text in batch:
-            if not worth_embedding(text):  # "ok", "." (meaning.py); marked done, no vector
-                continue
-            for piece, (start, end) in enumerate(encoder.split(text)):
-                if worth_embedding(text[start:end]):  # a last piece may be only "``"
-                    rows.append((msg, piece, start, end))
-                    texts.append(text[start:end])
-        vecs, hits = _embed(encoder, texts, cache)
-        with store.transaction() as db:
-            vectors.store(db, model, [m for m, _ in batch], rows, vecs)
-        report.messages += len(batch)
-        report.chunks += len(rows)
-        report.cached += hits
+    total, chars = vectors.pending_size(store.conn, model, roles, limit)
+    report.total = total
+    tick = Tick(0, total, 0, 0, chars, 0.0)
+
+    def advance(chunks: int, chars: int) -> None:
+        tick.chunks += chunks
+        tick.chars += chars
+        tick.seconds = time.perf_counter() - started
         if progress:
-            progress(report.messages, total)
-    if report.chunks or vectors.stats(store.conn, model).chunks:
-        report.indexed = index.build(store.conn, model, _dims(encoder, store, model))
+            progress(tick)
+
+    if progress:
+        progress(tick)
+    after = 0
+    try:
+        while report.messages < total:
+            want = min(BATCH_MESSAGES, total - report.messages)
+            batch = vectors.pending(store.conn, model, roles, after, want)
+            if not batch:
+                break
+            after = batch[-1][0]
+            rows: list[tuple[int, int, int, int]] = []
+            texts: list[str] = []
+            for msg, text in batch:
+                if not worth_embedding(text):  # "ok", "." (meaning.py): done, no vector
+                    continue
+                for piece, (start, end) in enumerate(encoder.split(text)[:MAX_PIECES]):
+                    if worth_embedding(text[start:end]):  # a last piece may be only "``"
+                        rows.append((msg, piece, start, end))
+                        texts.append(text[start:end])
+            skipped = sum(len(t) for _, t in batch) - sum(len(t) for t in texts)
+            vecs, hits = _embed_groups(encoder, texts, cache, advance, tick.chunks == 0)
+            with store.transaction() as db:
+                vectors.store(db, model, [m for m, _ in batch], rows, vecs)
+            report.messages += len(batch)
+            report.chunks += len(rows)
+            report.cached += hits
+            tick.messages = report.messages
+            advance(0, max(0, skipped))
+        if report.chunks or vectors.stats(store.conn, model).chunks:
+            report.indexed = index.build(store.conn, model, _dims(encoder, store, model))
+    except KeyboardInterrupt:  # an index build stopped half-way leaves the old one in place
+        report.interrupted = True
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _embed_groups(
+    encoder: Encoder,
+    texts: list[str],
+    cache: VectorCache | None,
+    advance: Callable[[int, int], None],
+    first: bool,
+) -> tuple[npt.NDArray[np.float32], int]:
+    """Vectors for `texts`, embedded shortest first in groups of about GROUP_CHARS
+    (similar lengths batch with little padding), reporting after each group."""
+    import numpy as np
+
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    parts: list[tuple[list[int], npt.NDArray[np.float32]]] = []
+    hits = 0
+    group: list[int] = []
+    size = 0
+    budget = FIRST_GROUP_CHARS if first else GROUP_CHARS
+    for n, i in enumerate(order):
+        group.append(i)
+        size += len(texts[i])
+        if size >= budget or n == len(order) - 1:
+            vecs, found = _embed(encoder, [texts[j] for j in group], cache)
+            parts.append((group, vecs))
+            hits += found
+            advance(len(group), size)
+            group, size, budget = [], 0, GROUP_CHARS
+    dims = parts[0][1].shape[1] if parts else encoder.dims  # an endpoint's: known once used
+    out = np.zeros((len(texts), dims), dtype=np.float32)
+    for rows, vecs in parts:
+        out[rows] = vecs
+    return out, hits
 
 
 def _dims(encoder: Encoder, store: Store, model: str) -> int:

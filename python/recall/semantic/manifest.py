@@ -60,6 +60,8 @@ class ModelFiles(Record, frozen=True):
     paths: dict[str, Path]
     model_id: str
     origin: str
+    sha256: str = ""
+    """The model file's sha256: what the optimised copy (optimized.py) is keyed by."""
 
 
 @cache
@@ -145,10 +147,11 @@ def _user_model(manifest: Manifest, directory: Path) -> ModelFiles:
         )
     onnx = manifest.files["model.onnx"]
     stamps: dict[str, list[object]] = {}
+    origin = f"directory {directory}"
     if _verified(paths["model.onnx"], onnx, stamps):
-        return ModelFiles(manifest, paths, manifest.id, f"directory {directory}")
-    digest = sha256_file(paths["model.onnx"])[:12]
-    return ModelFiles(manifest, paths, f"{manifest.name}-custom-{digest}", f"directory {directory}")
+        return ModelFiles(manifest, paths, manifest.id, origin, onnx.sha256)
+    digest = sha256_file(paths["model.onnx"])
+    return ModelFiles(manifest, paths, f"{manifest.name}-custom-{digest[:12]}", origin, digest)
 
 
 def locate(manifest: Manifest, user_dir: str | None = None) -> ModelFiles:
@@ -180,7 +183,8 @@ def locate(manifest: Manifest, user_dir: str | None = None) -> ModelFiles:
     missing = [name for name in manifest.files if name not in paths]
     if missing:
         raise ModelError(how_to_get(manifest, missing, problems))
-    return ModelFiles(manifest, paths, manifest.id, ", ".join(sorted(origins)))
+    origin = ", ".join(sorted(origins))
+    return ModelFiles(manifest, paths, manifest.id, origin, manifest.files["model.onnx"].sha256)
 
 
 def how_to_get(manifest: Manifest, missing: list[str], problems: list[str]) -> str:

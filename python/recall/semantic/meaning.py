@@ -47,7 +47,7 @@ def model_knows(encoder: object, text: str) -> bool:
     real matches reach (docs/semantic.md). An encoder without a vocabulary
     (a remote endpoint) is taken to know every word.
     """
-    tokenizer = getattr(encoder, "tokenizer", None)
-    if tokenizer is None:
+    knows = getattr(encoder, "knows", None)
+    if knows is None:
         return True
-    return any(tokenizer.token_to_id(w) is not None for w in _WORD.findall(text.lower()))
+    return any(knows(w) for w in _WORD.findall(text.lower()))

@@ -38,7 +38,7 @@ class EmbeddingOff(ModelError):
 
 @cache
 def _encoder(
-    provider: str, model: str, model_dir: str | None, endpoint: tuple[Any, ...]
+    provider: str, model: str, model_dir: str | None, endpoint: tuple[Any, ...], query: bool
 ) -> Encoder:
     if provider == "none":
         raise EmbeddingOff('embedding = "none" in config: keyword search only')
@@ -49,14 +49,22 @@ def _encoder(
     from recall.semantic.encoder import OnnxEncoder
     from recall.semantic.manifest import load_manifest, locate
 
-    return OnnxEncoder(locate(load_manifest(model), model_dir))
+    files = locate(load_manifest(model), model_dir)
+    return OnnxEncoder(files, threads=1 if query else 0, query=query)
 
 
-def get_encoder() -> Encoder:
-    """The configured encoder, loaded once per process; ModelError says why not."""
+def get_encoder(query: bool = False) -> Encoder:
+    """The configured encoder, loaded once per process; ModelError says why not.
+
+    `query`: for embedding a search's query: ASCII text is tokenized without
+    loading `tokenizers` (`wordpiece.py`), and the model runs on one thread. A one-row run gains
+    nothing from a second thread, and onnxruntime's pool spin-waits between
+    runs: with it a cold search used 2-4x the CPU time (~20 ms against 40-80 ms
+    for loading and one query), which a busy machine turns into wall time.
+    """
     cfg = config.load_config()
     endpoint = tuple(asdict(cfg.endpoint).values())  # hashable: the cache's key
-    return _encoder(config.embedding_provider(), cfg.model, config.model_dir(), endpoint)
+    return _encoder(config.embedding_provider(), cfg.model, config.model_dir(), endpoint, query)
 
 
 def current_model_id() -> str:

@@ -31,13 +31,23 @@ def pending(
 
 
 def count_pending(db: sqlite3.Connection, model: str, roles: Sequence[str]) -> int:
+    return pending_size(db, model, roles)[0]
+
+
+def pending_size(
+    db: sqlite3.Connection, model: str, roles: Sequence[str], limit: int | None = None
+) -> tuple[int, int]:
+    """(messages, characters) of `roles` not yet embedded by `model`, the first `limit`
+    of them in id order (the order `pending` hands them out): a run's work, for its ETA."""
     marks = ",".join("?" * len(roles))
-    (n,) = db.execute(
-        f"""SELECT count(*) FROM messages m WHERE m.role IN ({marks})
-              AND NOT EXISTS (SELECT 1 FROM embedded e WHERE e.model = ? AND e.message = m.id)""",
-        (*roles, model),
+    n, chars = db.execute(
+        f"""SELECT count(*), coalesce(sum(length(t)), 0) FROM (
+              SELECT m.text AS t FROM messages m WHERE m.role IN ({marks})
+                AND NOT EXISTS (SELECT 1 FROM embedded e WHERE e.model = ? AND e.message = m.id)
+              ORDER BY m.id LIMIT ?)""",
+        (*roles, model, -1 if limit is None else limit),
     ).fetchone()
-    return int(n)
+    return int(n), int(chars)
 
 
 def store(

@@ -16,7 +16,7 @@ from recall.errors import StoreError
 from recall.record import Record, field
 from recall.store.locking import write_lock
 
-FTS_TABLES = ("messages_fts", "sessions_fts")
+FTS_TABLES = ("messages_fts", "sessions_fts", "memories_fts", "file_chunks_fts")
 """The derived full-text indexes; `rebuild_fts` regenerates them from their tables."""
 
 
@@ -77,13 +77,21 @@ def _roll_back_hot_journal(path: Path, timeout: float) -> None:
             conn.close()
 
 
+def present_fts(conn: sqlite3.Connection) -> list[str]:
+    """The FTS indexes this database has (one made before a migration lacks its tables)."""
+    marks = ",".join("?" * len(FTS_TABLES))
+    sql = f"SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ({marks})"
+    have = {r[0] for r in conn.execute(sql, FTS_TABLES)}
+    return [t for t in FTS_TABLES if t in have]
+
+
 def _fts_problems(path: Path, timeout: float) -> list[str]:
     problems = []
     with write_lock(_lock_path(path), timeout):
         conn = sqlite3.connect(str(path), isolation_level=None, timeout=timeout)
         try:
             conn.execute("BEGIN IMMEDIATE")
-            for table in FTS_TABLES:
+            for table in present_fts(conn):
                 try:
                     # rank 1: also compare the index with its external content table
                     conn.execute(
@@ -100,12 +108,12 @@ def _fts_problems(path: Path, timeout: float) -> list[str]:
 
 
 def rebuild_fts(path: Path, timeout: float = 60.0) -> None:
-    """Regenerate both FTS5 indexes from the messages and sessions tables."""
+    """Regenerate every FTS5 index from its content table."""
     with write_lock(_lock_path(path), timeout):
         conn = sqlite3.connect(str(path), isolation_level=None, timeout=timeout)
         try:
             conn.execute("BEGIN IMMEDIATE")
-            for table in FTS_TABLES:
+            for table in present_fts(conn):
                 conn.execute(f"INSERT INTO {table}({table}) VALUES ('rebuild')")
             conn.execute("COMMIT")
         except sqlite3.DatabaseError as exc:

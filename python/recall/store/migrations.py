@@ -6,6 +6,8 @@ import sqlite3
 import time
 from collections.abc import Callable
 
+from recall.store.titles import first_prompt
+
 Migration = Callable[[sqlite3.Connection], None]
 
 _TOKENIZER = "porter unicode61 remove_diacritics 2"
@@ -235,12 +237,161 @@ def m005_forgotten_messages(db: sqlite3.Connection) -> None:
     )
 
 
+def m006_summaries(db: sqlite3.Connection) -> None:
+    """Claude summaries title the session holding their leaf message (store/titles.py).
+
+    A `summary` line used to title the file it sat in, which was often
+    another session's. Summaries are now kept by leaf, with the transcript
+    they were read from (`text` NULL: the leaf's session was forgotten, so the
+    summary stays out). Title ranks make room
+    below the agent's own title: the user's 3 becomes 4, the agent's 2 becomes
+    3 (Codex thread names, ranked as the user's until now, become the
+    agent's). A Claude title of rank 2 may have come from a summary line, so
+    it gives way to the first prompt and every Claude transcript is read again
+    from the start by the next sync, which finds its ai-titles and summaries
+    anew (messages are keyed: re-reading adds nothing twice). First-prompt
+    titles are cleaned again to one line.
+    """
+    run_script(
+        db,
+        """
+        CREATE TABLE summaries (
+            agent TEXT NOT NULL,
+            leaf TEXT NOT NULL,
+            text TEXT,
+            source TEXT,
+            PRIMARY KEY (agent, leaf)
+        ) WITHOUT ROWID;
+        CREATE INDEX summaries_source ON summaries(source);
+        UPDATE sessions SET title_rank = 4 WHERE title_rank = 3 AND agent != 'codex';
+        UPDATE sessions SET title_rank = 3 WHERE title_rank = 2 AND agent != 'claude';
+        UPDATE sessions SET title = NULL, title_rank = 0 WHERE title_rank = 2;
+        UPDATE transcripts SET size = -1, offset = 0, state = '{}', head = NULL
+            WHERE agent = 'claude';
+        """,
+    )
+    for (rowid,) in db.execute("SELECT id FROM sessions WHERE title_rank <= 1").fetchall():
+        first_prompt(db, rowid, force=True)
+
+
+def m007_memories(db: sqlite3.Connection) -> None:
+    """Memories, and markdown files as sources: MEMORY.md, daily logs, guidance files.
+
+    `memories` are facts the user or an agent chose to keep (docs/memory.md);
+    their FTS index is kept by triggers, so a memory is searchable in the very
+    transaction that stores it. `files` records each indexed file's content
+    hash (an unchanged file costs a hash, nothing else) and `file_chunks` its
+    pieces, one per markdown heading, keyed by their own hash so an edit
+    rewrites only the chunks it changed. `digest_marks` is the daily digest's
+    watermark: the last message position of each session already summarised, moved
+    only after the digest's files are written (`digest_pending` carries a digest
+    from the summariser's answer to the watermark, so a crash between the two
+    neither repeats nor loses it).
+    `source_vectors` holds embeddings of memories and file chunks made at write
+    time (few and short: searched exactly, outside the HNSW file).
+    """
+    run_script(
+        db,
+        f"""
+        CREATE TABLE memories (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            text TEXT NOT NULL,
+            category TEXT NOT NULL,
+            importance INTEGER NOT NULL CHECK (importance BETWEEN 1 AND 10),
+            project TEXT,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL,
+            merged INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE INDEX memories_created ON memories(created_at);
+        CREATE VIRTUAL TABLE memories_fts USING fts5(
+            text, content='memories', content_rowid='id', tokenize='{_TOKENIZER}'
+        );
+        CREATE TRIGGER memories_ai AFTER INSERT ON memories BEGIN
+            INSERT INTO memories_fts(rowid, text) VALUES (new.id, new.text);
+        END;
+        CREATE TRIGGER memories_ad AFTER DELETE ON memories BEGIN
+            INSERT INTO memories_fts(memories_fts, rowid, text) VALUES ('delete', old.id, old.text);
+            DELETE FROM source_vectors WHERE kind = 'memory' AND ref = old.id;
+        END;
+        CREATE TRIGGER memories_au AFTER UPDATE OF text ON memories BEGIN
+            INSERT INTO memories_fts(memories_fts, rowid, text) VALUES ('delete', old.id, old.text);
+            INSERT INTO memories_fts(rowid, text) VALUES (new.id, new.text);
+            DELETE FROM source_vectors WHERE kind = 'memory' AND ref = old.id;
+        END;
+
+        CREATE TABLE files (
+            id INTEGER PRIMARY KEY,
+            path TEXT NOT NULL UNIQUE,
+            kind TEXT NOT NULL,
+            agent TEXT NOT NULL DEFAULT '',
+            project TEXT,
+            day TEXT,
+            ts REAL,
+            hash TEXT NOT NULL,
+            indexed_at REAL NOT NULL
+        );
+        CREATE TABLE file_chunks (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            file INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+            heading TEXT NOT NULL,
+            text TEXT NOT NULL,
+            hash TEXT NOT NULL
+        );
+        CREATE INDEX file_chunks_file ON file_chunks(file, hash);
+        CREATE VIRTUAL TABLE file_chunks_fts USING fts5(
+            heading, text, content='file_chunks', content_rowid='id', tokenize='{_TOKENIZER}'
+        );
+        CREATE TRIGGER file_chunks_ai AFTER INSERT ON file_chunks BEGIN
+            INSERT INTO file_chunks_fts(rowid, heading, text)
+                VALUES (new.id, new.heading, new.text);
+        END;
+        CREATE TRIGGER file_chunks_ad AFTER DELETE ON file_chunks BEGIN
+            INSERT INTO file_chunks_fts(file_chunks_fts, rowid, heading, text)
+                VALUES ('delete', old.id, old.heading, old.text);
+            DELETE FROM source_vectors WHERE kind = 'chunk' AND ref = old.id;
+        END;
+        CREATE TRIGGER file_chunks_au AFTER UPDATE OF heading, text ON file_chunks BEGIN
+            INSERT INTO file_chunks_fts(file_chunks_fts, rowid, heading, text)
+                VALUES ('delete', old.id, old.heading, old.text);
+            INSERT INTO file_chunks_fts(rowid, heading, text)
+                VALUES (new.id, new.heading, new.text);
+            DELETE FROM source_vectors WHERE kind = 'chunk' AND ref = old.id;
+        END;
+
+        CREATE TABLE digest_marks (
+            session INTEGER PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+            position INTEGER NOT NULL,
+            digested_at REAL NOT NULL
+        );
+        CREATE TABLE digest_pending (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            day TEXT NOT NULL,
+            marks TEXT NOT NULL,
+            summary TEXT NOT NULL,
+            facts TEXT NOT NULL,
+            created_at REAL NOT NULL
+        );
+
+        CREATE TABLE source_vectors (
+            kind TEXT NOT NULL,
+            ref INTEGER NOT NULL,
+            model TEXT NOT NULL,
+            vector BLOB NOT NULL,
+            PRIMARY KEY (kind, ref, model)
+        ) WITHOUT ROWID;
+        """,
+    )
+
+
 MIGRATIONS: list[Migration] = [
     m001_initial,
     m002_vectors,
     m003_privacy,
     m004_bulk_fts,
     m005_forgotten_messages,
+    m006_summaries,
+    m007_memories,
 ]
 
 

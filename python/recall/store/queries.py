@@ -150,3 +150,30 @@ def stats(db: sqlite3.Connection, path: Path) -> Stats:
         last_indexed=format_ts(last),
         agents=agents,
     )
+
+
+class SessionBrief(Record):
+    session_id: str
+    agent: str
+    project: str | None
+    title: str | None
+    ended_at: str | None
+
+
+def recent_sessions(db: sqlite3.Connection, project: str, limit: int) -> list[SessionBrief]:
+    """The latest top-level sessions of `project` (the directory itself, one above it or
+    one inside it), newest first: what a session starting there most likely continues."""
+    project = project.rstrip("/\\") or project
+    rows = db.execute(
+        """SELECT session_id, agent, project, title, ended_at FROM sessions
+           WHERE parent_session_id IS NULL AND project IS NOT NULL
+             AND (project = ?1
+                  OR substr(?1, 1, length(project) + 1) = project || '/'
+                  OR substr(project, 1, length(?1) + 1) = ?1 || '/')
+           ORDER BY ended_at DESC LIMIT ?2""",
+        (project, limit),
+    )
+    return [
+        SessionBrief(session_id=s, agent=a, project=p, title=t, ended_at=format_ts(e))
+        for s, a, p, t, e in rows
+    ]

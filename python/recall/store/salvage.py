@@ -21,7 +21,7 @@ from typing import Any
 from recall.record import Record, field
 from recall.store.db import open_writer
 
-TABLES = ("sessions", "messages", "transcripts", "forgotten", "forgotten_messages")
+TABLES = ("sessions", "messages", "transcripts", "forgotten", "forgotten_messages", "summaries")
 """What is copied, parents before children. Not `chunks`/`embedded`: derived."""
 BATCH = 500
 
@@ -84,7 +84,12 @@ def salvage(db: Path) -> SalvageReport:
                 insert = f"INSERT OR IGNORE INTO {table}({', '.join(cols)}) VALUES ({marks})"
                 copied = 0
                 for row in _rows(src, table, cols, report.lost):
-                    out.execute(insert, row)
+                    try:
+                        out.execute(insert, row)
+                    except sqlite3.IntegrityError:
+                        # its parent row was on a lost page: an orphan cannot be shown
+                        report.lost[table] = report.lost.get(table, 0) + 1
+                        continue
                     copied += 1
                 report.copied[table] = copied
             for fts in ("messages_fts", "sessions_fts"):

@@ -15,9 +15,10 @@ from typing import Any, Protocol
 
 from recall.digest import sha256_hex
 from recall.record import Record, field, replace
-from recall.textutil import scrub, shorten
+from recall.store import titles
+from recall.textutil import scrub
 from recall.timeutil import parse_iso
-from recall.types import TITLE_FIRST_PROMPT, USER, Message, SessionInfo, SessionPart
+from recall.types import Message, SessionInfo, SessionPart
 
 
 class Redactor(Protocol):
@@ -259,13 +260,11 @@ def _insert_messages(
 
 
 def _refresh_summary(db: sqlite3.Connection, session: int) -> None:
-    """Recount messages, recompute times and fill a missing title from the first prompt."""
+    """Recount messages and recompute times."""
     count, first_ts, last_ts = db.execute(
         "SELECT count(*), min(ts), max(ts) FROM messages WHERE session = ?", (session,)
     ).fetchone()
-    started, rank = db.execute(
-        "SELECT started_at, title_rank FROM sessions WHERE id = ?", (session,)
-    ).fetchone()
+    (started,) = db.execute("SELECT started_at FROM sessions WHERE id = ?", (session,)).fetchone()
     known = [t for t in (started, first_ts) if t is not None]
     db.execute(
         "UPDATE sessions SET message_count = ?, started_at = ?, ended_at = ? WHERE id = ?",
@@ -276,16 +275,6 @@ def _refresh_summary(db: sqlite3.Connection, session: int) -> None:
             session,
         ),
     )
-    if rank < TITLE_FIRST_PROMPT:
-        first = db.execute(
-            "SELECT text FROM messages WHERE session = ? AND role = ? ORDER BY position LIMIT 1",
-            (session, USER),
-        ).fetchone()
-        if first:
-            db.execute(
-                "UPDATE sessions SET title = ?, title_rank = ? WHERE id = ?",
-                (shorten(first[0]), TITLE_FIRST_PROMPT, session),
-            )
 
 
 def apply_part(
@@ -306,4 +295,9 @@ def apply_part(
         _rewind(db, session, key)
     _insert_messages(db, session, part.info.agent, part.messages, redactor)
     _refresh_summary(db, session)
+    keys = [scrub(m.key) for m in part.messages]
+    leaves = titles.summarised(db, part.info.agent, keys) if keys else []
+    if leaves:  # a summary read earlier names one of these messages
+        titles.retitle_leaves(db, part.info.agent, leaves)
+    titles.first_prompt(db, session)
     return session

@@ -1,0 +1,49 @@
+"""`recall memory edit|path`: the long-term MEMORY.md in recall's data directory.
+
+MEMORY.md is the user's own file: recall indexes it (by headings) whenever
+it changes, after `memory edit` at once, otherwise at the next `sync`, and
+`recall digest` appends the facts it proposes under a dated heading.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+TEMPLATE = (
+    "# Memory\n\n"
+    "Long-term facts recall should keep: one heading per topic. recall indexes this\n"
+    "file by headings; `recall digest` appends what it learns under dated headings.\n"
+)
+
+
+def add_parser(subs: Any) -> None:
+    p = subs.add_parser("memory", help="the long-term MEMORY.md: edit it, or print its path")
+    acts = p.add_subparsers(dest="action", metavar="ACTION", parser_class=type(p))
+    acts.add_parser("edit", help="open MEMORY.md in $EDITOR, then index it")
+    acts.add_parser("path", help="print where MEMORY.md is")
+    p.set_defaults(run=run, action=None)
+
+
+def run(args: argparse.Namespace) -> int:
+    from recall.memory.files import memory_file
+
+    path = memory_file()
+    if args.action in (None, "path"):
+        print(path)
+        return 0
+    from recall.cli.editor import edit_file
+    from recall.memory.files import Source, index_file
+    from recall.memory.vectors import embed_quietly
+    from recall.store import open_writer
+
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(TEMPLATE, encoding="utf-8")
+    edit_file(path)
+    with open_writer() as store:
+        written = index_file(store, Source(path, "memory_md"))
+        embed_quietly(store)
+    changed = written.inserted + written.updated + written.deleted
+    print(f"{path}: {changed} sections re-indexed" if written.changed else f"{path}: unchanged")
+    return 0

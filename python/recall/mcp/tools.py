@@ -1,0 +1,70 @@
+"""The registry of tools the MCP server offers, and the error a tool reports.
+
+A provider is a function returning the tools it offers right now: the
+history tools and the memory tools (remember, search_memories), each from a
+provider of its own; a provider returns only tools that can work right now.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from recall.record import Record
+
+
+class ToolError(Exception):
+    """A call the tool refuses (bad arguments, nothing indexed): returned to the model as
+    a tool result with `isError`, in words it can act on, never as a protocol error."""
+
+
+class Tool(Record):
+    name: str
+    description: str
+    """When the model should call it, not only what it does."""
+    input_schema: dict[str, Any]
+    run: Callable[[dict[str, Any]], dict[str, Any]]
+    """Arguments in, a JSON object out; raises ToolError."""
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "description": self.description,
+            "inputSchema": self.input_schema,
+        }
+
+
+Provider = Callable[[], list[Tool]]
+PROVIDERS: list[Provider] = []
+"""Registered with `provide` (the server registers the built-in ones); asked in order on
+every `tools/list` and `tools/call`."""
+
+
+def provide(provider: Provider) -> Provider:
+    """Register a provider (usable as a decorator)."""
+    if provider not in PROVIDERS:
+        PROVIDERS.append(provider)
+    return provider
+
+
+def list_tools() -> list[Tool]:
+    return [tool for provider in PROVIDERS for tool in provider()]
+
+
+def call_tool(name: str, args: dict[str, Any]) -> dict[str, Any]:
+    """Run tool `name`; KeyError when no listed tool has that name."""
+    for tool in list_tools():
+        if tool.name == name:
+            return _guarded(tool, args)
+    raise KeyError(name)
+
+
+def _guarded(tool: Tool, args: dict[str, Any]) -> dict[str, Any]:
+    """A recall error (nothing indexed, a session that is not there) becomes a tool
+    error in its own words; anything else is a bug and goes up as one."""
+    from recall.errors import RecallError
+
+    try:
+        return tool.run(args)
+    except RecallError as exc:
+        raise ToolError(str(exc)) from None

@@ -1,0 +1,278 @@
+"""`recall digest`: a day's conversations summarised into daily/D.md, facts proposed to MEMORY.md.
+
+The summariser is the user's command (any LLM CLI reading a prompt on stdin);
+the prompt is `digest_prompt.md`. What is sent: each session's messages of the
+day after its watermark (`digest_marks`, the last position summarised),
+oldest session first, up to a token budget; what did not fit waits for the
+next run. A digest is carried from the summariser's answer to the watermark
+by a `digest_pending` row, so a crash anywhere between them neither repeats
+nor loses anything: the next run finishes a pending digest first, appending
+only the sections its files do not hold yet (each carries its digest id in
+its heading) and then moving the watermarks.
+
+The summariser's own session must never be indexed: the prompt's first line
+is the ignore marker (so `sync` and every hook refuse that session, with a
+tombstone), and its environment carries `RECALL_DIGEST_CHILD=1`, which a hook
+honours even when the marker is switched off (docs/memory.md).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import subprocess
+import time
+from datetime import date, datetime, timedelta
+from pathlib import Path
+
+from recall.config import DIGEST_CHILD, DigestConfig
+from recall.errors import RecallError
+from recall.memory.files import daily_dir, memory_file
+from recall.privacy.policy import settings as privacy_settings
+from recall.privacy.redaction import current
+from recall.record import Record, field
+from recall.store import Store
+
+CHARS_PER_TOKEN = 4
+"""A token budget becomes a character budget at about 4 characters a token (English)."""
+PROMPT = Path(__file__).with_name("digest_prompt.md")
+
+
+class Plan(Record):
+    text: str = ""
+    marks: dict[int, int] = field(default_factory=dict)
+    """Session rowid → the last position this digest covers."""
+    before: dict[int, int] = field(default_factory=dict)
+    """Session rowid → its watermark when planned (-1: none), to notice a digest run meanwhile."""
+    sessions: int = 0
+    messages: int = 0
+    left: int = 0
+    """Messages of the day that did not fit the budget (the next run takes them)."""
+
+
+class Digest(Record):
+    id: int
+    day: str
+    summary: str
+    facts: str
+    marks: dict[int, int]
+
+
+def _day_bounds(day: str) -> tuple[float, float]:
+    start = datetime.combine(date.fromisoformat(day), datetime.min.time()).astimezone()
+    return start.timestamp(), (start + timedelta(days=1)).timestamp()
+
+
+def plan(store: Store, day: str, max_tokens: int) -> Plan:
+    """The day's messages not yet summarised, as the text to send, within the budget."""
+    start, end = _day_bounds(day)
+    rows = store.conn.execute(
+        """SELECT s.id, s.title, s.agent, s.project, m.position, m.role, m.text,
+                  coalesce(d.position, -1)
+           FROM messages m JOIN sessions s ON s.id = m.session
+           LEFT JOIN digest_marks d ON d.session = s.id
+           WHERE coalesce(m.ts, s.ended_at) >= ? AND coalesce(m.ts, s.ended_at) < ?
+             AND m.position > coalesce(d.position, -1)
+           ORDER BY coalesce(s.started_at, s.ended_at), s.id, m.position""",
+        (start, end),
+    ).fetchall()
+    budget = max_tokens * CHARS_PER_TOKEN
+    out = Plan()
+    parts: list[str] = []
+    used = 0
+    current_session = None
+    for n, (sid, title, agent, project, position, role, text, mark) in enumerate(rows):
+        header = ""
+        if sid != current_session:
+            header = f"\n### {title or '(untitled)'} ({agent}{', ' + project if project else ''})\n"
+        line = f"{'User' if role == 'user' else 'Assistant'}: {text.strip()}\n"
+        room = budget - used - len(header)
+        if len(line) > room:
+            if out.messages or room < 200:
+                out.left = len(rows) - n
+                break
+            line = line[: room - 2] + "…\n"  # one message longer than the budget: its start
+        parts.append(header + line)
+        used += len(header) + len(line)
+        if sid != current_session:
+            out.sessions += 1
+            current_session = sid
+        out.marks[sid] = position
+        out.before[sid] = mark
+        out.messages += 1
+    out.text = "".join(parts).strip()
+    return out
+
+
+def prompt(day: str, conversations: str) -> str:
+    marker = privacy_settings().ignore_marker
+    text = PROMPT.read_text(encoding="utf-8")
+    return (
+        text.replace("{marker}", marker)
+        .replace("{day}", day)
+        .replace("{conversations}", conversations)
+    )
+
+
+def summarise(command: str, text: str, timeout: float) -> str:
+    """The summariser's answer to `text`; RecallError when it fails or says nothing."""
+    try:
+        argv = shlex.split(command)
+    except ValueError as exc:
+        raise RecallError(f"cannot read [digest] command {command!r}: {exc}") from None
+    env = {**os.environ, DIGEST_CHILD: "1"}
+    try:
+        done = subprocess.run(
+            argv,
+            input=text.encode("utf-8"),
+            capture_output=True,
+            timeout=timeout,
+            env=env,
+            check=False,
+        )
+    except FileNotFoundError:
+        raise RecallError(
+            f"the summariser {argv[0]!r} was not found; nothing was digested"
+        ) from None
+    except subprocess.TimeoutExpired:
+        raise RecallError(f"the summariser took over {timeout:g} s; nothing was digested") from None
+    answer = done.stdout.decode("utf-8", errors="replace").strip()
+    if done.returncode != 0:
+        why = done.stderr.decode("utf-8", errors="replace").strip().splitlines()[-1:] or [""]
+        raise RecallError(
+            f"the summariser exited with status {done.returncode} {why[0]}; nothing was digested"
+        )
+    if not answer:
+        raise RecallError("the summariser printed nothing; nothing was digested")
+    return answer
+
+
+_SECTION = re.compile(
+    r"^#{1,3}\s*(daily summary|long[- ]term facts)\s*$", re.IGNORECASE | re.MULTILINE
+)
+
+
+def split_answer(answer: str) -> tuple[str, str]:
+    """(summary, facts) from the answer's two sections; no sections: all of it is the summary."""
+    found = list(_SECTION.finditer(answer))
+    if not found:
+        return answer.strip(), ""
+    parts = {"daily summary": "", "long-term facts": ""}
+    for n, m in enumerate(found):
+        end = found[n + 1].start() if n + 1 < len(found) else len(answer)
+        parts[m.group(1).lower().replace("long term", "long-term")] = answer[m.end() : end].strip()
+    facts = parts["long-term facts"]
+    if facts.strip(" .*-\n").lower() in ("none", "n/a", ""):
+        facts = ""
+    return parts["daily summary"], facts
+
+
+BUSY = "another `recall digest` ran meanwhile, so this one wrote nothing: run it again"
+
+
+def record(store: Store, day: str, summary: str, facts: str, work: Plan) -> Digest:
+    """Keep the answer (redacted) and its watermarks until its files are written; refuse
+    (RecallError) if another digest moved a watermark or is finishing since `work` was
+    planned: its messages would be summarised twice."""
+    redact = current().redact
+    summary, facts = redact(summary), redact(facts)
+    marks = work.marks
+    with store.transaction() as db:
+        if db.execute("SELECT 1 FROM digest_pending LIMIT 1").fetchone() is not None:
+            raise RecallError(BUSY)
+        for sid, mark in work.before.items():
+            row = db.execute("SELECT position FROM digest_marks WHERE session = ?", (sid,))
+            now = row.fetchone()
+            if (now[0] if now else -1) != mark:
+                raise RecallError(BUSY)
+        cur = db.execute(
+            "INSERT INTO digest_pending(day, marks, summary, facts, created_at)"
+            " VALUES (?, ?, ?, ?, ?)",
+            (day, json.dumps(marks), summary, facts, time.time()),
+        )
+    return Digest(int(cur.lastrowid or 0), day, summary, facts, marks)
+
+
+def pending(store: Store) -> list[Digest]:
+    rows = store.conn.execute(
+        "SELECT id, day, summary, facts, marks FROM digest_pending ORDER BY id"
+    )
+    return [
+        Digest(i, d, s, f, {int(k): v for k, v in json.loads(m).items()}) for i, d, s, f, m in rows
+    ]
+
+
+def _append(path: Path, heading: str, body: str, title: str) -> None:
+    """Append a section unless the file already holds it (a digest finished after a crash)."""
+    existing = path.read_text(encoding="utf-8") if path.exists() else ""
+    if re.search(rf"^{re.escape(heading)}$", existing, re.MULTILINE):
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as fh:
+        if not existing:
+            fh.write(f"# {title}\n")
+        elif not existing.endswith("\n"):
+            fh.write("\n")
+        fh.write(f"\n{heading}\n\n{body.strip()}\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def write_files(digest: Digest) -> list[Path]:
+    """Append the digest to daily/D.md and its facts to MEMORY.md (each at most once)."""
+    log = daily_dir() / f"{digest.day}.md"
+    _append(log, f"## Digest {digest.id}", digest.summary, digest.day)
+    written = [log]
+    if digest.facts:
+        _append(memory_file(), f"## {digest.day} · digest {digest.id}", digest.facts, "Memory")
+        written.append(memory_file())
+    return written
+
+
+def apply_marks(store: Store, digest: Digest) -> None:
+    """Move the watermarks (never backwards) and close the digest, in one transaction."""
+    with store.transaction() as db:
+        db.executemany(
+            "INSERT INTO digest_marks(session, position, digested_at) SELECT ?, ?, ?"
+            " WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ?)"
+            " ON CONFLICT(session) DO UPDATE SET position = max(position, excluded.position),"
+            " digested_at = excluded.digested_at",
+            [(sid, pos, time.time(), sid) for sid, pos in digest.marks.items()],
+        )
+        db.execute("DELETE FROM digest_pending WHERE id = ?", (digest.id,))
+
+
+def finish(store: Store, digest: Digest) -> list[Path]:
+    written = write_files(digest)
+    apply_marks(store, digest)
+    return written
+
+
+class Outcome(Record):
+    day: str
+    sessions: int = 0
+    messages: int = 0
+    left: int = 0
+    recovered: int = 0
+    files: list[str] = field(default_factory=list)
+
+
+def digest(store: Store, day: str, config: DigestConfig) -> Outcome:
+    """Finish any digest a crash left pending, then digest `day` (see the module)."""
+    out = Outcome(day)
+    for left_over in pending(store):
+        out.files += [str(p) for p in finish(store, left_over)]
+        out.recovered += 1
+    work = plan(store, day, config.max_tokens)
+    if work.messages == 0:
+        return out
+    assert config.command is not None
+    answer = summarise(config.command, prompt(day, work.text), config.timeout)
+    summary, facts = split_answer(answer)
+    done = record(store, day, summary, facts, work)
+    out.files += [str(p) for p in finish(store, done)]
+    out.sessions, out.messages, out.left = work.sessions, work.messages, work.left
+    out.files = sorted(set(out.files))
+    return out

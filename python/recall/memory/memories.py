@@ -1,0 +1,197 @@
+"""Memories: facts the user or an agent chose to keep, with a category and an importance.
+
+A memory is written, and indexed (FTS triggers), in one transaction: it is
+searchable the moment `remember` returns. Its text goes through the user's
+redactor first, as every stored text does. A new memory that near-duplicates
+one already kept (Jaccard ≥ 0.8 over word sets, the core's `dedup`) is merged
+into it rather than stored twice: the newer wording wins, the higher
+importance stays, and `merged` counts the repeats (docs/memory.md).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from typing import Any
+
+from recall import _accel
+from recall.errors import NotFoundError, UsageError
+from recall.memory import CATEGORIES
+from recall.memory.vectors import embed_quietly
+from recall.privacy.redaction import current
+from recall.record import Record
+from recall.store import Store
+
+MAX_TEXT = 4000
+"""A memory is a fact, not a document: longer text belongs in MEMORY.md."""
+DUPLICATE = 0.8
+"""Jaccard similarity of word sets at or above which two memories are one (as search's dedup)."""
+_CANDIDATES = 500
+"""Memories sharing a probe word with a new one that are checked for near-duplication."""
+
+
+class Memory(Record):
+    id: int
+    text: str
+    category: str
+    importance: int
+    project: str | None
+    created_at: float
+    updated_at: float
+    merged: int = 0
+
+
+_COLS = "id, text, category, importance, project, created_at, updated_at, merged"
+
+
+def check(text: str | None, category: str | None, importance: int | None) -> None:
+    """Raise UsageError, naming the problem, for a memory recall would not keep."""
+    if text is not None:
+        if not text.strip():
+            raise UsageError("the memory is empty: give the text to remember")
+        if len(text) > MAX_TEXT:
+            raise UsageError(
+                f"a memory is at most {MAX_TEXT} characters (put longer notes in MEMORY.md)"
+            )
+    if category is not None and category not in CATEGORIES:
+        raise UsageError(f"category must be one of {', '.join(CATEGORIES)}, not {category!r}")
+    if importance is not None and not 1 <= importance <= 10:
+        raise UsageError(f"importance must be 1 to 10, not {importance}")
+
+
+def _probe(text: str) -> str | None:
+    """An FTS5 expression that every near-duplicate of `text` matches: any of its
+    `n // 4 + 1` longest distinct words (each quoted: never a syntax error).
+
+    A memory at Jaccard ≥ 0.8 shares at least 80% of `text`'s `n` words, so it
+    lacks at most a fifth of them and holds at least one of any quarter plus
+    one; longer words are the rarer, so the probe matches few other memories.
+    """
+    words = list(dict.fromkeys(_accel.tokenize(text)))
+    pick = sorted(words, key=len, reverse=True)[: len(words) // 4 + 1]
+    return " OR ".join('"' + w.replace('"', '""') + '"' for w in pick) or None
+
+
+def _near_duplicate(db: sqlite3.Connection, text: str, project: str | None) -> int | None:
+    """The id of a kept memory (same project) whose words are ≥ 80% those of `text`."""
+    expr = _probe(text)
+    if expr is None:
+        return None
+    rows = db.execute(
+        "SELECT m.id, m.text FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid "
+        "WHERE memories_fts MATCH ? AND m.project IS ? LIMIT ?",
+        (expr, project, _CANDIDATES),
+    ).fetchall()
+    others = [t for _, t in rows]
+    kept = set(_accel.dedup([text, *others], DUPLICATE))
+    for n, (rowid, other) in enumerate(rows, 1):
+        # dropped: a duplicate of `text`, or of another candidate kept before it
+        if n not in kept and len(_accel.dedup([other, text], DUPLICATE)) == 1:
+            return int(rowid)
+    return None
+
+
+def get(db: sqlite3.Connection, memory_id: int) -> Memory:
+    row = db.execute(f"SELECT {_COLS} FROM memories WHERE id = ?", (memory_id,)).fetchone()
+    if row is None:
+        raise NotFoundError(f"no memory {memory_id} (`recall memories list` shows them)")
+    return Memory(*row)
+
+
+def remember(
+    store: Store,
+    text: str,
+    category: str,
+    importance: int,
+    project: str | None = None,
+    now: float | None = None,
+) -> tuple[Memory, bool]:
+    """Keep `text`; returns the memory and whether it was merged into a near-duplicate."""
+    check(text, category, importance)
+    redact = current().redact
+    clean = redact(text.strip())
+    project = redact(project) if project else None
+    now = time.time() if now is None else now
+    with store.transaction() as db:
+        same = _near_duplicate(db, clean, project)
+        if same is not None:
+            db.execute(
+                "UPDATE memories SET text = ?, category = ?, importance = max(importance, ?),"
+                " updated_at = ?, merged = merged + 1 WHERE id = ?",
+                (clean, category, importance, now, same),
+            )
+            kept, merged = get(db, same), True
+        else:
+            cur = db.execute(
+                "INSERT INTO memories(text, category, importance, project, created_at, updated_at)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (clean, category, importance, project, now, now),
+            )
+            kept, merged = get(db, int(cur.lastrowid or 0)), False
+    embed_quietly(store)  # found by meaning at once too, when a model is present
+    return kept, merged
+
+
+def edit(
+    store: Store,
+    memory_id: int,
+    text: str | None = None,
+    category: str | None = None,
+    importance: int | None = None,
+) -> Memory:
+    """Change a memory's text, category or importance (what is None stays)."""
+    check(text, category, importance)
+    clean = current().redact(text.strip()) if text is not None else None
+    with store.transaction() as db:
+        old = get(db, memory_id)
+        db.execute(
+            "UPDATE memories SET text = ?, category = ?, importance = ?, updated_at = ?"
+            " WHERE id = ?",
+            (
+                clean if clean is not None else old.text,
+                category or old.category,
+                importance if importance is not None else old.importance,
+                time.time(),
+                memory_id,
+            ),
+        )
+        changed = get(db, memory_id)
+    embed_quietly(store)
+    return changed
+
+
+def forget(store: Store, memory_ids: list[int]) -> list[Memory]:
+    """Delete memories for good: rows, index entries, and (compaction) every copy in the file."""
+    from recall.privacy.forget import compact
+
+    store.conn.execute("PRAGMA secure_delete=ON")
+    with store.transaction() as db:
+        gone = [get(db, i) for i in memory_ids]
+        db.executemany("DELETE FROM memories WHERE id = ?", [(i,) for i in memory_ids])
+    compact(store)
+    return gone
+
+
+def listing(
+    db: sqlite3.Connection,
+    category: str | None = None,
+    project: str | None = None,
+    limit: int = 50,
+) -> list[Memory]:
+    """Memories, most important first, then newest."""
+    check(None, category, None)
+    where: list[str] = []
+    args: list[Any] = []
+    if category:
+        where.append("category = ?")
+        args.append(category)
+    if project:
+        where.append("project LIKE ? ESCAPE '\\'")
+        escaped = project.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        args.append(f"%{escaped}%")
+    clause = f" WHERE {' AND '.join(where)}" if where else ""
+    sql = (
+        f"SELECT {_COLS} FROM memories{clause} "
+        "ORDER BY importance DESC, created_at DESC, id DESC LIMIT ?"
+    )
+    return [Memory(*r) for r in db.execute(sql, [*args, limit])]

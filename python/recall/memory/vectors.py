@@ -1,0 +1,134 @@
+"""Vectors of memories and file chunks, made at write time, searched exactly.
+
+Memories and chunks are few and short, so they are embedded as they are
+written (when a model is present) and `hybrid` finds a memory by meaning the
+moment `remember` returns; they live in `source_vectors`, apart from the
+messages' HNSW index, and are searched by an exact dot product (a few
+thousand rows: under a millisecond of numpy). Without a model nothing is
+embedded and nothing fails; `embed_pending` catches up later (`recall sync`).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import TYPE_CHECKING
+
+from recall.config import computer_name
+from recall.log import log
+from recall.search.query import Query
+from recall.search.results import Filters, Result
+from recall.search.source_sql import FileResult, MemoryResult, chunk_rows, memory_rows
+from recall.store import Store
+
+if TYPE_CHECKING:
+    from recall.semantic.provider import Encoder
+
+BATCH = 64
+FLOOR = 0.15
+"""Cosine below which a memory or chunk is not found by meaning. Measured on two sets
+(bench/memory_floor.py, docs/memory.md): it keeps every answer of 30 worded-apart
+memory questions and 97% of LongMemEval's, and lets through 14% and 10% of the rest."""
+
+
+def _encoder() -> Encoder | None:
+    from recall.config import embedding_provider
+
+    if embedding_provider() == "none":
+        return None
+    from recall.semantic import ModelError
+    from recall.semantic.provider import get_encoder
+
+    try:
+        return get_encoder()
+    except ModelError:
+        return None
+
+
+_PENDING = {
+    "memory": "SELECT m.id, m.text FROM memories m WHERE NOT EXISTS (SELECT 1 FROM"
+    " source_vectors v WHERE v.kind = 'memory' AND v.ref = m.id AND v.model = ?) LIMIT ?",
+    "chunk": "SELECT c.id, c.heading || char(10) || c.text FROM file_chunks c WHERE NOT EXISTS"
+    " (SELECT 1 FROM source_vectors v WHERE v.kind = 'chunk' AND v.ref = c.id AND v.model = ?)"
+    " LIMIT ?",
+}
+
+
+def embed_pending(store: Store, encoder: Encoder | None = None) -> int:
+    """Embed every memory and chunk that has no vector for the current model; how many."""
+    encoder = encoder or _encoder()
+    if encoder is None:
+        return 0
+    done = 0
+    for kind, sql in _PENDING.items():
+        while rows := store.conn.execute(sql, (encoder.model_id, BATCH)).fetchall():
+            vectors = encoder.embed([text[: encoder.window * 8] for _, text in rows])
+            with store.transaction() as db:
+                alive = {
+                    r[0]
+                    for r in db.execute(
+                        f"SELECT id FROM {'memories' if kind == 'memory' else 'file_chunks'}"
+                        f" WHERE id IN ({','.join('?' * len(rows))})",
+                        [r[0] for r in rows],
+                    )
+                }
+                db.executemany(
+                    "INSERT OR REPLACE INTO source_vectors(kind, ref, model, vector)"
+                    " VALUES (?, ?, ?, ?)",
+                    [
+                        (kind, ref, encoder.model_id, vectors[n].astype("<f4").tobytes())
+                        for n, (ref, _) in enumerate(rows)
+                        if ref in alive
+                    ],
+                )
+            done += len(rows)
+            if len(rows) < BATCH:
+                break
+    return done
+
+
+def embed_quietly(store: Store) -> None:
+    """Embed what was just written, if a model is present; a failure is logged, never raised
+    (the text is already stored and searchable by its words)."""
+    try:
+        embed_pending(store)
+    except Exception as exc:  # an embedding failure must not undo a remember
+        log(f"embedding memories: {type(exc).__name__}: {exc}")
+
+
+def nearest(
+    db: sqlite3.Connection, query: Query, filters: Filters, depth: int, kinds: str
+) -> list[Result]:
+    """The memories (kinds 'memory') or chunks of files of `kinds` nearest `query` in meaning."""
+    from recall.config import embedding_provider
+
+    if embedding_provider() == "none":
+        return []
+    from recall.semantic import ModelError
+    from recall.semantic.provider import current_model_id, get_encoder
+
+    kind = "memory" if kinds == "memory" else "chunk"
+    try:  # the model's id costs nothing; loading it only when there are vectors to compare
+        model = current_model_id()
+        rows = db.execute(
+            "SELECT ref, vector FROM source_vectors WHERE kind = ? AND model = ?", (kind, model)
+        ).fetchall()
+        if not rows:
+            return []
+        encoder = get_encoder(query=True)  # the one a search's session leg loads too
+    except ModelError:
+        return []
+    import numpy as np
+
+    matrix = np.frombuffer(b"".join(v for _, v in rows), dtype="<f4").reshape(len(rows), -1)
+    if matrix.shape[1] != encoder.dims:
+        return []
+    sims = matrix @ encoder.embed([query.text])[0]
+    order = [i for i in np.argsort(-sims)[: depth * 3] if sims[i] >= FLOOR]
+    refs = [int(rows[i][0]) for i in order]
+    scores = {ref: float(sims[i]) for ref, i in zip(refs, order, strict=True)}
+    found: list[MemoryResult] | list[FileResult]
+    if kind == "memory":
+        found = memory_rows(db, refs, filters, scores, computer_name())
+    else:
+        found = chunk_rows(db, refs, filters, scores, kinds.split(","), computer_name())
+    return list(found)[:depth]

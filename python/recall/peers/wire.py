@@ -1,0 +1,27 @@
+"""A search answer off the wire: back into the records `recall search` renders."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from recall.peers.client import PeerError
+from recall.peers.registry import decode
+from recall.search.results import Result, SearchOutput
+
+if TYPE_CHECKING:
+    from recall.search.modes import Outcome
+
+
+def outcome_of(data: Any) -> tuple[Outcome, bool]:
+    """A daemon's search answer as (Outcome, whether its index holds anything)."""
+    from recall.search.modes import Outcome
+
+    if not isinstance(data, dict) or not isinstance(data.get("results"), list):
+        raise PeerError("the answer has no results list")
+    results = [decode(r, Result) for r in data["results"]]
+    output = decode({**data, "results": []}, SearchOutput)
+    assert isinstance(output, SearchOutput)
+    output.results = [r for r in results if isinstance(r, Result)]
+    mode = str(data.get("mode") or "keyword")
+    note = data.get("note") if isinstance(data.get("note"), str) else None
+    return Outcome(output, mode, note), bool(data.get("indexed", True))

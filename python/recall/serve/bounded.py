@@ -1,0 +1,73 @@
+"""What one connection may cost: bytes of request head, seconds to send it, a slot.
+
+The standard library's handler reads the request through a buffered file
+with one socket timeout per `recv`, so a client sending a byte a second
+never times out, and it accepts 100 header lines of 64 KiB each. This
+reader gives the whole head one deadline and one byte budget instead.
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+
+HEAD_BYTES = 16 * 1024
+"""Request line plus headers."""
+BODY_BYTES = 1024
+"""Every route is a GET: a small body is read and dropped, a larger one refused."""
+RESPONSE_TIMEOUT = 30.0
+"""Seconds a client may take to read a response before the connection is dropped."""
+
+
+class HeadTooLarge(Exception):
+    """The request line and headers exceeded HEAD_BYTES."""
+
+
+class HeadReader:
+    """A minimal file over a socket for `BaseHTTPRequestHandler`: `readline`, `read`, `close`,
+    all bound by one deadline, and the head (until `body()`) by a byte budget."""
+
+    def __init__(self, sock: socket.socket, deadline: float, budget: int = HEAD_BYTES) -> None:
+        self.sock = sock
+        self.deadline = deadline
+        self.budget = budget
+        self.buffer = b""
+        self.eof = False
+
+    def _fill(self) -> None:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("request not received in time")
+        self.sock.settimeout(left)
+        data = self.sock.recv(4096)
+        if not data:
+            self.eof = True
+        self.buffer += data
+
+    def readline(self, limit: int = -1) -> bytes:
+        cap = self.budget + 1 if limit < 0 else min(limit, self.budget + 1)
+        while b"\n" not in self.buffer and len(self.buffer) < cap and not self.eof:
+            self._fill()
+        end = self.buffer.find(b"\n") + 1 or len(self.buffer)
+        end = min(end, cap)
+        line, self.buffer = self.buffer[:end], self.buffer[end:]
+        self.budget -= len(line)
+        if self.budget < 0:
+            raise HeadTooLarge
+        return line
+
+    def read(self, n: int = -1) -> bytes:
+        if n < 0:
+            raise ValueError("unbounded read")
+        while len(self.buffer) < n and not self.eof:
+            self._fill()
+        out, self.buffer = self.buffer[:n], self.buffer[n:]
+        return out
+
+    def body(self, deadline: float) -> None:
+        """The head is read: lift its budget, give the body its own deadline."""
+        self.budget = 1 << 62
+        self.deadline = deadline
+
+    def close(self) -> None:
+        self.buffer = b""

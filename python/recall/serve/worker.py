@@ -1,0 +1,114 @@
+"""The reconciliation worker: `recall sync`'s own code on start and every few minutes,
+then the embedding of what is new.
+
+Idempotent (sync and embed both are), never two passes at once (a lock taken
+without waiting), never in a request's way (requests only read, and readers
+never wait for the write lock). Asked to stop, it stops at the next commit
+boundary: sync and embed report progress between transactions, and the
+progress callback is where it raises.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from recall.errors import RecallError
+
+
+class _Stopping(Exception):
+    """Raised from a progress callback, between two transactions."""
+
+
+class Worker:
+    def __init__(self, computer: str, every_s: float, log: Callable[[str], None]) -> None:
+        self.computer = computer
+        self.every_s = every_s
+        self.log = log
+        self.stopping = threading.Event()
+        self.busy = threading.Lock()
+        self.thread: threading.Thread | None = None
+        self.state: dict[str, Any] = {"passes": 0, "running": False}
+
+    def start(self) -> None:
+        self.thread = threading.Thread(target=self._loop, name="recall-worker", daemon=True)
+        self.thread.start()
+
+    def stop(self, wait_s: float = 60.0) -> bool:
+        """Ask the pass in progress to stop at its next commit; True once it has."""
+        self.stopping.set()
+        if self.thread is not None:
+            self.thread.join(wait_s)
+            return not self.thread.is_alive()
+        return True
+
+    def _loop(self) -> None:
+        while not self.stopping.is_set():
+            self.run_once()
+            if self.stopping.wait(max(1.0, self.every_s)):
+                return
+
+    def _check(self, done: int, total: int) -> None:
+        if self.stopping.is_set():
+            raise _Stopping
+
+    def run_once(self) -> bool:
+        """One pass: sync, then embed. False when a pass was already running."""
+        if not self.busy.acquire(blocking=False):
+            return False
+        started = time.monotonic()
+        self.state.update(running=True, last_started=time.time())
+        try:
+            touched = self._sync()
+            embedded = self._embed()
+            self.state.update(last_sessions_touched=touched, last_embedded=embedded)
+            self.state.pop("last_error", None)
+            if touched or embedded:
+                self.log(f"worker: {touched} sessions updated, {embedded} messages embedded")
+        except _Stopping:
+            self.log("worker: stopped at a commit boundary")
+        except RecallError as exc:
+            self.state["last_error"] = str(exc)
+            self.log(f"worker: {exc}")
+        except Exception as exc:  # the daemon keeps serving; the next pass tries again
+            self.state["last_error"] = f"{type(exc).__name__}: {exc}"
+            self.log(f"worker: {type(exc).__name__}: {exc}")
+        finally:
+            self.state.update(
+                running=False,
+                passes=self.state["passes"] + 1,
+                last_seconds=round(time.monotonic() - started, 3),
+            )
+            self.busy.release()
+        return True
+
+    def _sync(self) -> int:
+        from recall.store import open_writer
+        from recall.sync import sync
+
+        with open_writer() as store:
+            report = sync(store, self.computer, progress=self._check)
+        if report.disk_full:
+            raise RecallError("disk full: sync stopped; it will try again")
+        return report.sessions_touched
+
+    def _embed(self) -> int:
+        from recall.config import embedding_provider, load_config
+
+        if embedding_provider() == "none" or self.stopping.is_set():
+            return 0
+        from recall.semantic import ModelError
+        from recall.semantic.embedjob import embed_pending
+        from recall.semantic.provider import get_encoder
+        from recall.store import open_writer
+
+        try:
+            encoder = get_encoder()  # loaded once per process (searches load their own, once)
+        except ModelError:
+            return 0
+        with open_writer() as store:
+            roles = load_config().embed_roles
+            report = embed_pending(store, encoder, roles, progress=lambda _tick: self._check(0, 0))
+        return int(report.messages)

@@ -1,0 +1,251 @@
+"""Installing, uninstalling and reporting recall's entries, file by file.
+
+Every change is shown as a unified diff, written atomically, and preceded by
+a backup of the file as it was (in recall's data folder, `setup/backups/`).
+The first backup of a file is its state before recall ever touched it:
+uninstall writes those very bytes back when, recall's entries aside, the
+file still says what it said then, and otherwise removes recall's entries
+alone. A file that cannot be read is reported and left untouched.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from recall.record import Record, field
+from recall.setup import entries, jsonfile, tomlfile, where
+from recall.setup.jsonfile import SettingsError
+
+
+class Edit(Record):
+    """One settings file, as it is and as it would be."""
+
+    agent: str
+    path: Path
+    before: str | None
+    after: str | None
+    """None: the file does not exist (or is to be removed)."""
+    note: str = ""
+
+    @property
+    def changed(self) -> bool:
+        return self.before != self.after
+
+    def diff(self) -> str:
+        old = (self.before or "").splitlines(keepends=True)
+        new = (self.after or "").splitlines(keepends=True)
+        name = str(self.path)
+        lines = difflib.unified_diff(old, new, name + " (before)", name + " (after)")
+        return "".join(
+            x if x.endswith("\n") else x + "\n\\ No newline at end of file\n" for x in lines
+        )
+
+
+class Outcome(Record):
+    edits: list[Edit] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    """Files left untouched, and why."""
+
+
+JsonEditor = Callable[[dict[str, Any], str], None]
+
+
+def _state_path() -> Path:
+    from recall.config import data_dir
+
+    return data_dir() / "setup" / "state.json"
+
+
+def _load_state() -> dict[str, Any]:
+    try:
+        state = json.loads(_state_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return state if isinstance(state, dict) else {}
+
+
+def _save_state(state: dict[str, Any]) -> None:
+    path = _state_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _write(path, json.dumps(state, indent=1, ensure_ascii=False) + "\n")
+
+
+def _json_edit(agent: str, path: Path, editor: JsonEditor, original: str | None = None) -> Edit:
+    before = jsonfile.read_text(path)
+    data = jsonfile.parse(path, before)
+    old = json.loads(json.dumps(data))
+    editor(data, str(path))
+    if data == old:
+        return Edit(agent, path, before, before)
+    after = jsonfile.dump(data, jsonfile.style_of(before))
+    restored = _restore(path, data, original, json_data=True)
+    if restored is not None:
+        return Edit(agent, path, before, restored[0], restored[1])
+    note = "" if jsonfile.keeps_layout(before) else "its layout could not be kept exactly"
+    return Edit(agent, path, before, after if data or before is not None else None, note)
+
+
+def _restore(
+    path: Path, data: Any, original: str | None, json_data: bool
+) -> tuple[str | None, str] | None:
+    """The bytes to write back when uninstalling leaves `data` equal to the file before
+    recall first changed it (original: the backup's path, or "" when it did not exist)."""
+    if original is None:
+        return None
+    if original == "":
+        return (None, "removed: recall had created it") if not data else None
+    try:
+        text = Path(original).read_text(encoding="utf-8")
+    except OSError:
+        return None
+    try:
+        then = jsonfile.parse(path, text) if json_data else tomlfile.parse(path, text)
+    except SettingsError:
+        return None
+    return (text, "restored byte for byte") if then == data else None
+
+
+def _toml_edit(
+    agent: str, path: Path, program: list[str] | None, original: str | None = None
+) -> Edit:
+    """Codex's config.toml: add (program given) or remove recall's MCP table."""
+    before = jsonfile.read_text(path)
+    data = tomlfile.parse(path, before)
+    table = tomlfile.current(data)
+    if program is not None:
+        wanted = entries.mcp_entry(agent, program)
+        if table is not None and not entries.is_recall_server(table):
+            raise SettingsError(
+                f"{path} already has [mcp_servers.recall] that does not run recall; left untouched"
+            )
+        if isinstance(table, dict) and all(table.get(k) == v for k, v in wanted.items()):
+            return Edit(agent, path, before, before)
+        after = tomlfile.with_table(before, program)
+        tomlfile.parse(path, after)  # never write what Codex could not read
+        return Edit(agent, path, before, after)
+    if before is None or not entries.is_recall_server(table):
+        return Edit(agent, path, before, before)
+    after = tomlfile.without_table(before)
+    remaining = tomlfile.parse(path, after)
+    restored = _restore(path, remaining, original, json_data=False)
+    if restored is not None:
+        return Edit(agent, path, before, restored[0], restored[1])
+    return Edit(agent, path, before, after)
+
+
+def files(agent: str, home: Path) -> dict[str, Path]:
+    """The file that holds `agent`'s hooks and the one that holds its MCP servers."""
+    if agent == "claude":
+        return {"hooks": where.claude_dir(home) / "settings.json", "mcp": where.claude_json(home)}
+    if agent == "codex":
+        base = where.codex_dir(home)
+        return {"hooks": base / "hooks.json", "mcp": base / "config.toml"}
+    settings = where.gemini_dir(home) / "settings.json"
+    return {"hooks": settings, "mcp": settings}
+
+
+def plan(agent: str, home: Path, program: list[str] | None, context: bool = False) -> Outcome:
+    """The edits that install (program given) or uninstall recall for `agent`."""
+    paths = files(agent, home)
+    state = _load_state()
+    outcome = Outcome()
+    hooks = entries.wanted(agent, context)
+
+    def hooks_editor(data: dict[str, Any], name: str) -> None:
+        if program is None:
+            entries.remove_hooks(data)
+        else:
+            entries.add_hooks(data, agent, hooks, program, name)
+
+    def mcp_editor(data: dict[str, Any], name: str) -> None:
+        if program is None:
+            entries.remove_mcp(data)
+        else:
+            entries.add_mcp(data, agent, program, name)
+
+    def both(data: dict[str, Any], name: str) -> None:
+        hooks_editor(data, name)
+        mcp_editor(data, name)
+
+    jobs: list[tuple[Path, Callable[[], Edit]]] = []
+    # uninstalling may write back the file as it was before recall first changed it
+    original: dict[str, str | None] = {
+        str(p): state.get(str(p), {}).get("original") if program is None else None
+        for p in paths.values()
+    }
+    if paths["hooks"] == paths["mcp"]:
+        path = paths["hooks"]
+        jobs.append((path, lambda: _json_edit(agent, path, both, original[str(path)])))
+    else:
+        hp, mp = paths["hooks"], paths["mcp"]
+        jobs.append((hp, lambda: _json_edit(agent, hp, hooks_editor, original[str(hp)])))
+        if mp.suffix == ".toml":
+            jobs.append((mp, lambda: _toml_edit(agent, mp, program, original[str(mp)])))
+        else:
+            jobs.append((mp, lambda: _json_edit(agent, mp, mcp_editor, original[str(mp)])))
+    for _, job in jobs:
+        try:
+            outcome.edits.append(job())
+        except SettingsError as exc:
+            outcome.problems.append(f"{agent}: {exc}")
+    return outcome
+
+
+def commit(edits: list[Edit], installing: bool) -> list[str]:
+    """Write the changed files (backing each up first); returns one line per file written."""
+    from recall.config import data_dir
+
+    state = _load_state()
+    done = []
+    for edit in edits:
+        if not edit.changed:
+            continue
+        key = str(edit.path)
+        record = state.setdefault(key, {})
+        backup = ""
+        if edit.before is not None:
+            stamp = time.strftime("%Y%m%dT%H%M%S")
+            digest = hashlib.sha256(edit.before.encode()).hexdigest()[:8]
+            target = (
+                data_dir() / "setup" / "backups" / f"{edit.agent}-{edit.path.name}-{stamp}-{digest}"
+            )
+            target.parent.mkdir(parents=True, exist_ok=True)
+            _write(target, edit.before)
+            backup = str(target)
+        if installing and "original" not in record:
+            record["original"] = backup  # "" when recall created the file
+        if edit.after is None:
+            edit.path.unlink(missing_ok=True)
+        else:
+            edit.path.parent.mkdir(parents=True, exist_ok=True)
+            _write(edit.path, edit.after)
+        if not installing:
+            state.pop(key, None)  # the next install starts from the file as it then is
+        line = f"wrote {edit.path}" if edit.after is not None else f"removed {edit.path}"
+        extra = [x for x in (edit.note, f"backup: {backup}" if backup else "") if x]
+        done.append(line + (f" ({'; '.join(extra)})" if extra else ""))
+    _save_state(state)
+    return done
+
+
+def _write(path: Path, text: str) -> None:
+    """Write atomically, keeping the file's permissions."""
+    tmp = path.with_name(f".{path.name}.recall-{os.getpid()}")
+    try:
+        mode = path.stat().st_mode & 0o7777
+    except OSError:
+        mode = None
+    with open(tmp, "w", encoding="utf-8", newline="") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+    if mode is not None:
+        os.chmod(tmp, mode)
+    os.replace(tmp, path)

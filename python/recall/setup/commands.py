@@ -1,0 +1,63 @@
+"""recall's command lines as hooks and MCP entries run them, and telling ours apart.
+
+Agents run hooks with their own PATH, which may not hold the folder recall
+was installed to (pipx, a venv): setup writes the absolute path of the
+`recall` being run, and falls back to `python -m recall` with this
+interpreter's absolute path.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import sys
+from pathlib import Path
+
+_OURS = re.compile(
+    r"(?:^|[\\/\s\"'])recall(?:\.exe)?[\"']?\s+(ingest|context|mcp)\b|-m\s+recall\s+(ingest|context|mcp)\b"
+)
+
+
+def executable() -> list[str]:
+    """The running recall, as an absolute command: its console script when that is
+    what runs, else the `recall` on PATH, else this Python with `-m recall`."""
+    argv0 = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
+    if argv0 is not None and argv0.stem == "recall" and argv0.is_file():
+        return [os.path.abspath(argv0)]
+    found = shutil.which("recall")
+    if found:
+        return [os.path.abspath(found)]
+    return [os.path.abspath(sys.executable), "-m", "recall"]
+
+
+def command_line(program: list[str], *args: str) -> str:
+    """A shell command line for a hook (agents run hook commands through a shell)."""
+    return shlex.join([*program, *args])
+
+
+def action_of(command: object) -> str | None:
+    """'ingest', 'context' or 'mcp' when `command` (a string or argv list) runs recall."""
+    if isinstance(command, list):
+        command = " ".join(str(x) for x in command)
+    if not isinstance(command, str):
+        return None
+    found = _OURS.search(command)
+    return (found.group(1) or found.group(2)) if found else None
+
+
+def program_of(command: str | list[str]) -> str | None:
+    """The program a command runs (its first word), or None when it cannot be split."""
+    try:
+        words = shlex.split(command) if isinstance(command, str) else list(command)
+    except ValueError:
+        return None
+    return words[0] if words else None
+
+
+def runnable(program: str) -> bool:
+    """Whether `program` names an executable file (absolute, or found on PATH)."""
+    if os.path.isabs(program):
+        return os.path.isfile(program) and os.access(program, os.X_OK)
+    return shutil.which(program) is not None

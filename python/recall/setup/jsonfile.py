@@ -1,0 +1,110 @@
+"""Reading and writing an agent's JSON settings file in the layout it already has.
+
+The agents write their files with `JSON.stringify(value, null, 2)`; dumping
+with the indent, separators, line endings, final newline and escaping found
+in the file gives back the same bytes for every setting recall leaves alone.
+A file that does not round-trip that way (hand-aligned arrays, say) is still
+written correctly, and the report says its layout changed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from recall.errors import RecallError
+from recall.record import Record
+
+
+class SettingsError(RecallError):
+    """A settings file recall will not touch (unreadable, not JSON, not an object)."""
+
+    exit_code = 1
+
+
+class Style(Record):
+    indent: str | None = "  "
+    """None: everything on one line."""
+    item_sep: str = ","
+    key_sep: str = ": "
+    newline: str = "\n"
+    final_newline: bool = True
+    ascii_only: bool = False
+
+
+def read_text(path: Path) -> str | None:
+    """The file's text, None when it does not exist; SettingsError when unreadable."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise SettingsError(f"cannot read {path}: {exc}; left untouched") from None
+    try:
+        return raw.decode("utf-8-sig" if raw.startswith(b"\xef\xbb\xbf") else "utf-8")
+    except UnicodeDecodeError as exc:
+        raise SettingsError(f"{path} is not UTF-8 text ({exc}); left untouched") from None
+
+
+def parse(path: Path, text: str | None) -> dict[str, Any]:
+    """The settings object ({} for a missing or empty file); SettingsError when malformed."""
+    if text is None or not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise SettingsError(
+            f"{path} is not valid JSON ({exc}); left untouched: fix it (or remove comments) "
+            "and run this again"
+        ) from None
+    if not isinstance(data, dict):
+        raise SettingsError(
+            f"{path} holds a JSON {type(data).__name__}, not an object; left untouched"
+        )
+    return data
+
+
+def style_of(text: str | None) -> Style:
+    if text is None or not text.strip():
+        return Style()
+    newline = "\r\n" if "\r\n" in text else "\n"
+    body = text.strip()
+    ascii_only = "\\u" in text and all(ord(c) < 128 for c in text)
+    final = text.endswith(("\n", "\r\n"))
+    if "\n" not in body:
+        spaced = ", " in body or ": " in body
+        return Style(
+            None, ", " if spaced else ",", ": " if spaced else ":", newline, final, ascii_only
+        )
+    indent = "  "
+    for line in body.splitlines()[1:]:
+        stripped = line.lstrip(" \t")
+        if stripped and stripped[0] in '"{[]}' and len(stripped) < len(line):
+            indent = line[: len(line) - len(stripped)]
+            break
+    key_sep = ": " if '": ' in body else ":"
+    return Style(indent, ",", key_sep, newline, final, ascii_only)
+
+
+def dump(data: dict[str, Any], style: Style) -> str:
+    text = json.dumps(
+        data,
+        indent=style.indent,
+        separators=(style.item_sep, style.key_sep),
+        ensure_ascii=style.ascii_only,
+    )
+    if style.newline != "\n":
+        text = text.replace("\n", style.newline)
+    return text + (style.newline if style.final_newline else "")
+
+
+def keeps_layout(text: str | None) -> bool:
+    """Whether rewriting this file changes nothing but what recall changes."""
+    if text is None or not text.strip():
+        return True
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return False
+    return isinstance(data, dict) and dump(data, style_of(text)) == text

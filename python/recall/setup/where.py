@@ -1,0 +1,40 @@
+"""Where each agent keeps its user-scope configuration (docs/agents.md).
+
+Claude Code: `~/.claude/settings.json` for hooks (`$CLAUDE_CONFIG_DIR`, first
+of a comma-separated list), `~/.claude.json` for user-scope MCP servers (in
+`$CLAUDE_CONFIG_DIR` when that is set). Codex: `$CODEX_HOME` or `~/.codex`,
+hooks in `hooks.json`, MCP servers in `config.toml`. Gemini CLI:
+`$GEMINI_CLI_HOME/.gemini` or `~/.gemini`, both in `settings.json`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+AGENTS = ("claude", "codex", "gemini")
+
+
+def claude_dir(home: Path) -> Path:
+    configured = os.environ.get("CLAUDE_CONFIG_DIR", "").split(",")[0].strip()
+    return Path(configured).expanduser() if configured else home / ".claude"
+
+
+def claude_json(home: Path) -> Path:
+    configured = os.environ.get("CLAUDE_CONFIG_DIR", "").split(",")[0].strip()
+    return Path(configured).expanduser() / ".claude.json" if configured else home / ".claude.json"
+
+
+def codex_dir(home: Path) -> Path:
+    configured = os.environ.get("CODEX_HOME", "").strip()
+    return Path(configured).expanduser() if configured else home / ".codex"
+
+
+def gemini_dir(home: Path) -> Path:
+    configured = os.environ.get("GEMINI_CLI_HOME", "").strip()
+    return (Path(configured).expanduser() if configured else home) / ".gemini"
+
+
+def agent_dir(agent: str, home: Path) -> Path:
+    """The folder whose existence says the agent is installed."""
+    return {"claude": claude_dir, "codex": codex_dir, "gemini": gemini_dir}[agent](home)

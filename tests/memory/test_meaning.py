@@ -1,0 +1,58 @@
+"""With a model, memories and file chunks are embedded as they are written: found by meaning."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from clihelp import call
+
+
+def _sources(capsys: pytest.CaptureFixture[str], *argv: str) -> list[tuple[str, str]]:
+    code, out, err = call(capsys, "search", *argv, "--json")
+    assert code == 0, err
+    return [(r["source"], r["snippet"]) for r in json.loads(out)["results"]]
+
+
+@pytest.mark.needs_model
+def test_remember_then_hybrid_finds_it_by_meaning_at_once(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    call(capsys, "remember", "The user's favourite colour is deep blue", "-c", "preference")
+    call(capsys, "remember", "Standups are at 9:30 every weekday")
+    assert _sources(capsys, "which shade is preferred", "--mode", "keyword") == []
+    found = _sources(capsys, "which shade is preferred", "--scope", "memories")
+    assert found[0] == ("memory", "The user's favourite colour is deep blue")
+
+
+@pytest.mark.needs_model
+def test_file_chunks_are_found_by_meaning_after_sync(
+    capsys: pytest.CaptureFixture[str], recall_home: Path
+) -> None:
+    recall_home.mkdir(parents=True, exist_ok=True)
+    (recall_home / "MEMORY.md").write_text(
+        "# Home\n\n## Garden\n\nThe tomatoes get watered at dawn.\n\n## Car\n\nThe car is serviced in May.\n"
+    )
+    assert call(capsys, "sync", "-q")[0] == 0
+    found = _sources(capsys, "vegetable plants irrigation schedule", "--scope", "memories")
+    assert found[0] == ("file", "The tomatoes get watered at dawn.")
+
+
+def test_without_a_model_remember_still_works_and_search_is_keyword(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RECALL_EMBEDDING", "none")
+    assert call(capsys, "remember", "the kettle is descaled monthly")[0] == 0
+    assert _sources(capsys, "kettle", "--scope", "memories") == [
+        ("memory", "the kettle is descaled monthly")
+    ]
+
+
+@pytest.mark.needs_model
+def test_a_memory_unrelated_in_meaning_is_not_found(capsys: pytest.CaptureFixture[str]) -> None:
+    call(capsys, "remember", "The user's favourite colour is deep blue", "-c", "preference")
+    call(capsys, "remember", "Standups are at 9:30 every weekday")
+    found = _sources(capsys, "which shade is preferred", "--scope", "memories")
+    assert found == [("memory", "The user's favourite colour is deep blue")]
