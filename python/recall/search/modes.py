@@ -30,6 +30,7 @@ KEYWORD_DEPTH = 2
 """Hybrid's keyword list holds this many times the results wanted (at least 10 of them)."""
 SEMANTIC_DEPTH = 3
 """The semantic list holds this many times the results wanted (at least 30)."""
+NO_WORDS = "the query has no words: give words to search for"
 NOTHING_EMBEDDED = "semantic search is off: nothing is embedded yet (`recall embed`)"
 NO_MODEL = "semantic search is off: no embedding model (`recall model install`)"
 
@@ -90,7 +91,7 @@ def run(
     the best messages (several per session allowed) rather than the best sessions."""
     query = parse(text)
     if not query.terms:
-        raise UsageError("the query has no words: give words to search for")
+        raise UsageError(NO_WORDS)
     encoder, note = (None, None) if mode == "keyword" else _encoder(db, mode is not None)
     if encoder is None:
         hits = keyword_search(db, query, filters, limit, messages)

@@ -24,7 +24,7 @@ from recall import _accel
 from recall.errors import ConfigError, UsageError
 from recall.record import replace
 from recall.search.fusion import RRF_K, decay_factor
-from recall.search.modes import Outcome
+from recall.search.modes import NO_WORDS, Outcome
 from recall.search.modes import run as run_sessions
 from recall.search.query import Query, parse
 from recall.search.rank import DEDUP_THRESHOLD
@@ -143,6 +143,8 @@ def run(
     if scope not in SCOPES:
         raise UsageError(f"scope must be one of {', '.join(SCOPES)}, not {scope!r}")
     query = parse(text)
+    if not query.terms:  # in every scope, as `modes.run` says for sessions
+        raise UsageError(NO_WORDS)
     if scope == "sessions":
         return run_sessions(db, text, filters, limit, mode, fusion, decay, messages)
     lists: list[list[Result]] = []
