@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from clihelp import call, call_json, run
+from clihelp import SESSION_FIELDS, call, call_json, run
 
 VIEWER = "claude/claude-code-viewer/sample-project"
 SESSION = "5c0375b4-57a5-4f26-b12d-d022ee4e51b7"
@@ -32,18 +32,7 @@ def test_search_json_contract(indexed: Path, capsys: pytest.CaptureFixture[str])
     assert out["query"] == "slash command" and out["errors"] == []
     assert out["found"] == len(out["results"]) > 0
     for r in out["results"]:
-        assert set(r) >= {
-            "session_id",
-            "agent",
-            "project",
-            "computer",
-            "title",
-            "date",
-            "score",
-            "snippet",
-            "source",
-            "message_index",
-        }
+        assert set(r) >= SESSION_FIELDS
         assert r["agent"] == "claude" and r["computer"] == "testbox"
         assert r["source"] == "session" and isinstance(r["score"], float)
         assert r["date"] is None or r["date"].endswith("+00:00")

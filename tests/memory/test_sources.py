@@ -9,23 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from clihelp import call
+from clihelp import SESSION_FIELDS, call
 from recall.config import _load
 from recall.memory.memories import remember
 from recall.store import open_writer
-
-SESSION_FIELDS = {
-    "session_id",
-    "agent",
-    "project",
-    "computer",
-    "title",
-    "date",
-    "score",
-    "snippet",
-    "source",
-    "message_index",
-}
 
 
 def _search(capsys: pytest.CaptureFixture[str], *argv: str) -> list[dict]:

@@ -12,6 +12,20 @@ import pytest
 
 from recall.cli import main
 
+SESSION_FIELDS = {
+    "session_id",
+    "agent",
+    "project",
+    "computer",
+    "title",
+    "date",
+    "score",
+    "snippet",
+    "source",
+    "message_index",
+}
+"""The fields of a session result in `--json` (SPEC §9, plus `source`)."""
+
 
 def run(
     *argv: str, stdin: bytes | None = None, env: dict[str, str] | None = None, timeout: float = 120
