@@ -277,3 +277,20 @@ def test_progress_lines_for_counts_and_downloads(capsys: pytest.CaptureFixture[s
         "\rIndexing transcripts 1/2\rIndexing transcripts 2/2\n"
         "\rDownloading model.onnx 1.5 MB\rDownloading model.onnx 3.0/3.0 MB\n"
     )
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("search", "--limit", "abc", "x"),
+        ("search", "--scope", "bogus", "x"),
+        ("remember", "-i", "x", "t"),
+        ("memories", "edit", "abc"),
+        ("nosuchcommand",),
+    ],
+)
+def test_a_bad_flag_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str], argv: tuple) -> None:
+    code, out, err = call(capsys, *argv)
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1, err
+    assert err.startswith("recall") and "--help" in err

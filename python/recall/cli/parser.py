@@ -41,8 +41,8 @@ class _Parser(argparse.ArgumentParser):
     """argparse that reports usage errors through RecallError's one-line path."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        self.print_usage(sys.stderr)
-        sys.stderr.write(f"recall: error: {message}\n")
+        # one line, as every other usage error: the usage block is a --help away
+        sys.stderr.write(f"{self.prog}: {message} (see `{self.prog} --help`)\n")
         raise SystemExit(2)
 
 
