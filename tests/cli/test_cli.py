@@ -294,3 +294,11 @@ def test_a_bad_flag_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str], a
     assert code == 2 and out == ""
     assert len(err.strip().splitlines()) == 1, err
     assert err.startswith("recall") and "--help" in err
+
+
+@pytest.mark.parametrize("flag", ["--since", "--until"])
+def test_an_empty_time_is_a_usage_error_not_no_filter(
+    flag: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = call(capsys, "search", "anything", flag, "")
+    assert code == 2 and out == "" and "cannot read the time" in err
