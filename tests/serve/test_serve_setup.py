@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from clihelp import call
-from daemons import env_for, ingest_lines, recall, serve_one, start
+from daemons import env_for, get, ingest_lines, recall, serve_one, start
 
 
 def test_beyond_loopback_needs_a_token_and_the_token_file_is_private(
@@ -215,3 +215,21 @@ def test_doctor_looks_at_the_token_files_and_how_peers_are_reached(
     assert "peer desk's token file can be read by other users" in details
     assert "peer far is reached over plain http beyond loopback" in details
     assert f"chmod 600 {tok}" in str(check["fix"])
+
+
+def test_a_new_token_revokes_the_old_one_on_a_running_daemon(tmp_path: Path) -> None:
+    user = tmp_path / "u"
+    user.mkdir()
+    home = tmp_path / "h"
+    d = start(home, "box", user, "--no-worker")
+    try:
+        old = d.token
+        assert get(d.port, "/api/mirrors/search?q=x", old)[0] == 200
+        made = recall(env_for(home, "box", user), "serve", "--new-token")
+        assert made.returncode == 0, made.stderr
+        new = (home / "serve.token").read_text().strip()
+        assert new != old
+        assert get(d.port, "/api/mirrors/search?q=x", old)[0] == 401
+        assert get(d.port, "/api/mirrors/search?q=x", new)[0] == 200
+    finally:
+        assert d.stop() == 0

@@ -49,6 +49,8 @@ class Settings(Record):
     tls: ssl.SSLContext | None = None
     detail: Callable[[], dict[str, Any]] | None = None
     """What an authenticated health check adds (the index, the worker)."""
+    current_token: Callable[[], str] | None = None
+    """The token hash now (`serve --new-token` rewrites config under a running daemon)."""
 
 
 def log_line(text: str) -> None:
@@ -226,7 +228,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.send_error(400, "malformed query string")
         if TOKEN_PARAMS & {k.lower() for k in params}:
             return self.send_error(400, "tokens go in the Authorization header, never the URL")
-        authorized = check_bearer(self.headers.get("Authorization"), settings.token_sha256)
+        expected = settings.current_token() if settings.current_token else settings.token_sha256
+        authorized = check_bearer(self.headers.get("Authorization"), expected)
         if parts.path == HEALTH:
             self.route = HEALTH
             return self.run_route(
