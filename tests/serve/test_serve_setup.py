@@ -60,7 +60,7 @@ def test_peers_add_list_remove_keep_the_rest_of_config(
     assert code == 2 and "exists" in err
     for bad in ("local", "all", "has space", ""):
         assert call(capsys, "peers", "add", bad, "http://x:1")[0] == 2
-    assert call(capsys, "peers", "add", "ftp", "ftp://x")[0] == 1
+    assert call(capsys, "peers", "add", "ftp", "ftp://x")[0] == 2
     empty = tmp_path / "empty.token"
     empty.write_text("\n")
     assert call(capsys, "peers", "add", "e", "http://x:1", "--token-file", str(empty))[0] == 2
@@ -78,6 +78,32 @@ def test_peers_add_list_remove_keep_the_rest_of_config(
     assert [p["name"] for p in json.loads(call(capsys, "peers", "list", "--json")[1])] == [
         "build-2"
     ]
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1:99999",
+        "http://127.0.0.1:abc",
+        "http://[::1",
+        "http://127.0.0.1:0",
+        "http://127.0.0.1 :9001",
+        "http://127.0.0.1:9001/\x01",
+        'http://127.0.0.1:9001/"x',
+        "http://user:pw@127.0.0.1:9001",
+        "http://127.0.0.1:9001/?q=1",
+        "http://127.0.0.1:9001/#top",
+        "file:///etc/passwd",
+        "127.0.0.1:9001",
+    ],
+)
+def test_a_bad_peer_url_is_one_usage_line(
+    url: str, recall_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _out, err = call(capsys, "peers", "add", "y", url)
+    assert code == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert "cannot be a peer's URL" in err
+    assert not (recall_home / "config.toml").exists()
 
 
 def test_peers_test_reports_each_peer(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
