@@ -259,3 +259,42 @@ def test_a_new_token_revokes_the_old_one_on_a_running_daemon(tmp_path: Path) -> 
         assert get(d.port, "/api/mirrors/search?q=x", new)[0] == 200
     finally:
         assert d.stop() == 0
+
+
+def test_peers_and_a_new_token_edit_config_in_place(
+    recall_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    recall_home.mkdir()
+    original = (
+        "# top\n"
+        "[serve]\n"
+        "# the port my firewall opens\n"
+        "port = 9100  # keep\n"
+        'token_sha256 = "' + "0" * 64 + '"\n'
+        "\n"
+        "[[peers]]\n"
+        "# the desktop\n"
+        'name = "desk"\n'
+        'url = "http://127.0.0.1:9001"\n'
+        "\n"
+        "# search settings below\n"
+        "[search]\n"
+        'fusion = "weighted"  # mine\n'
+    )
+    config = recall_home / "config.toml"
+    config.write_text(original)
+    assert call(capsys, "peers", "add", "lab", "http://127.0.0.1:9002")[0] == 0
+    added = config.read_text()
+    assert added.startswith(original.split("\n# search settings")[0])
+    assert added.endswith('\n# search settings below\n[search]\nfusion = "weighted"  # mine\n')
+    assert 'name = "lab"' in added.split("# search settings")[0]
+    assert call(capsys, "peers", "remove", "lab")[0] == 0
+    assert config.read_text() == original
+    assert call(capsys, "serve", "--new-token")[0] == 0
+    token = config.read_text()
+    assert "0" * 64 not in token
+    before, after = original.split('token_sha256 = "' + "0" * 64 + '"\n')
+    assert token.startswith(before + 'token_sha256 = "') and token.endswith(after)
+    assert call(capsys, "peers", "remove", "desk")[0] == 0
+    assert "# the port my firewall opens\nport = 9100  # keep\n" in config.read_text()
+    assert "[search]\nfusion" in config.read_text() and "desk" not in config.read_text()

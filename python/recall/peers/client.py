@@ -62,7 +62,7 @@ class Target:
         parts = urlsplit(url)
         self.url = url
         self.https = parts.scheme == "https"
-        self.host = parts.hostname
+        self.host = parts.hostname or ""  # url_problem checked there is one
         self.port = parts.port or (443 if self.https else 80)
         self.prefix = parts.path.rstrip("/")
         self.token = token
