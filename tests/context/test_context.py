@@ -219,3 +219,26 @@ def test_prompt_submit_brings_remembered_facts_but_not_memory_md_twice(
     assert code == 0
     assert "remembered (fact, importance 8): payments retries are capped at six attempts" in out
     assert out.count("retries go through the outbox") == 1  # the MEMORY.md head, not again
+
+
+@pytest.mark.parametrize("fmt", ["claude", "codex", "gemini", "text"])
+@pytest.mark.parametrize("excerpts", [0, 40])
+def test_a_bigger_budget_never_gives_less(fmt: str, excerpts: int) -> None:
+    from recall.context.gather import Facts
+    from recall.context.shape import CHAR_CAP, TOKEN_CAP, output
+
+    memory = [f'- note {i}: the "retry" budget is {i} tries, see docs/x{i}.md' for i in range(2000)]
+    lines = [
+        f'[2026-03-0{i % 9 + 1}] "payments" retries: {"back off " * (i % 7)}'
+        for i in range(excerpts)
+    ]
+    facts = Facts(memory=memory, excerpts=lines, heading="Earlier here:")
+    sizes = []
+    for budget in [*range(0, 600, 37), 3000, 5000, 8000, 20000, 100000]:
+        out = output(facts, fmt, "session-start", budget)
+        assert tokens(out) <= budget
+        assert len(out) <= CHAR_CAP.get(fmt, len(out)) and tokens(out) <= TOKEN_CAP.get(fmt, budget)
+        sizes.append(len(out))
+    assert sizes == sorted(sizes) and sizes[-1] > 0
+    if fmt == "claude":
+        assert sizes[-1] > 9000  # a big budget fills the cap, not nothing

@@ -159,3 +159,24 @@ def test_a_tool_provider_plugs_in_and_its_errors_are_tool_errors(
     )
     bad = session.handle({"jsonrpc": "2.0", "id": True, "method": "ping"})
     assert isinstance(bad, dict) and bad["error"]["code"] == -32600
+
+
+def test_a_null_id_is_an_invalid_request_and_nothing_runs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from recall.mcp import server
+
+    ran: list[str] = []
+    monkeypatch.setattr(server, "call_tool", lambda name, args: ran.append(name) or {})
+    session = server.Session()
+    call = {"name": "remember", "arguments": {"text": "x"}}
+    for message in (
+        {"jsonrpc": "2.0", "id": None, "method": "tools/call", "params": call},
+        {"jsonrpc": "2.0", "id": None, "method": "ping"},
+    ):
+        reply = session.handle(message)
+        assert isinstance(reply, dict) and reply["id"] is None
+        assert reply["error"]["code"] == -32600
+    assert ran == []
+    ok = session.handle({"jsonrpc": "2.0", "id": 0, "method": "tools/call", "params": call})
+    assert isinstance(ok, dict) and ok["id"] == 0 and ran == ["remember"]

@@ -332,3 +332,35 @@ def test_many_clients_at_once_are_all_answered(daemon: Daemon) -> None:
     for t in threads:
         t.join(30)
     assert len(statuses) == 40 and set(statuses) <= {200, 429} and 200 in statuses
+
+
+def test_junk_is_answered_with_a_status_line_and_a_body_is_refused_at_once(
+    daemon: Daemon,
+) -> None:
+    p = daemon.port
+    for junk in (
+        b"GET /api/health HTTP/9.9\r\nHost: localhost\r\n\r\n",
+        b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n",
+        b"\x00\x01\x02\xff\xfe\r\n\r\n",
+        b"GET / HTTP/1.1 extra\r\n\r\n",
+    ):
+        status, reply = raw(p, junk)
+        assert status == 400, reply  # a status line and headers, never a bare JSON body
+        assert b"\r\nContent-Type: application/json" in reply.split(b"\r\n\r\n")[0]
+    health = "GET /api/health HTTP/1.1\r\nHost: localhost\r\n"
+    for extra, want in (
+        ("Content-Length: 1000\r\n", 413),  # announced, never sent: refused, not waited for
+        ("Content-Length: 5\r\nExpect: 100-continue\r\n", 413),
+        ("Content-Length: 0\r\nContent-Length: 7\r\n", 400),
+        ("Content-Length: 0\r\n", 200),
+    ):
+        sock = socket.create_connection(("127.0.0.1", p), timeout=TIMEOUT_S * 3)
+        started = time.monotonic()
+        try:
+            sock.sendall((health + extra + "\r\n").encode())
+            reply = sock.recv(65536)
+        finally:
+            sock.close()
+        assert reply.split(b" ", 2)[1] == str(want).encode(), reply
+        assert time.monotonic() - started < TIMEOUT_S / 2
+    _ok(daemon)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from clihelp import call
-from daemons import env_for, ingest_lines, recall, serve_one, start
+from daemons import env_for, get, ingest_lines, recall, serve_one, start
 
 
 def test_beyond_loopback_needs_a_token_and_the_token_file_is_private(
@@ -60,7 +60,7 @@ def test_peers_add_list_remove_keep_the_rest_of_config(
     assert code == 2 and "exists" in err
     for bad in ("local", "all", "has space", ""):
         assert call(capsys, "peers", "add", bad, "http://x:1")[0] == 2
-    assert call(capsys, "peers", "add", "ftp", "ftp://x")[0] == 1
+    assert call(capsys, "peers", "add", "ftp", "ftp://x")[0] == 2
     empty = tmp_path / "empty.token"
     empty.write_text("\n")
     assert call(capsys, "peers", "add", "e", "http://x:1", "--token-file", str(empty))[0] == 2
@@ -78,6 +78,32 @@ def test_peers_add_list_remove_keep_the_rest_of_config(
     assert [p["name"] for p in json.loads(call(capsys, "peers", "list", "--json")[1])] == [
         "build-2"
     ]
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1:99999",
+        "http://127.0.0.1:abc",
+        "http://[::1",
+        "http://127.0.0.1:0",
+        "http://127.0.0.1 :9001",
+        "http://127.0.0.1:9001/\x01",
+        'http://127.0.0.1:9001/"x',
+        "http://user:pw@127.0.0.1:9001",
+        "http://127.0.0.1:9001/?q=1",
+        "http://127.0.0.1:9001/#top",
+        "file:///etc/passwd",
+        "127.0.0.1:9001",
+    ],
+)
+def test_a_bad_peer_url_is_one_usage_line(
+    url: str, recall_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _out, err = call(capsys, "peers", "add", "y", url)
+    assert code == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert "cannot be a peer's URL" in err
+    assert not (recall_home / "config.toml").exists()
 
 
 def test_peers_test_reports_each_peer(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -215,3 +241,60 @@ def test_doctor_looks_at_the_token_files_and_how_peers_are_reached(
     assert "peer desk's token file can be read by other users" in details
     assert "peer far is reached over plain http beyond loopback" in details
     assert f"chmod 600 {tok}" in str(check["fix"])
+
+
+def test_a_new_token_revokes_the_old_one_on_a_running_daemon(tmp_path: Path) -> None:
+    user = tmp_path / "u"
+    user.mkdir()
+    home = tmp_path / "h"
+    d = start(home, "box", user, "--no-worker")
+    try:
+        old = d.token
+        assert get(d.port, "/api/mirrors/search?q=x", old)[0] == 200
+        made = recall(env_for(home, "box", user), "serve", "--new-token")
+        assert made.returncode == 0, made.stderr
+        new = (home / "serve.token").read_text().strip()
+        assert new != old
+        assert get(d.port, "/api/mirrors/search?q=x", old)[0] == 401
+        assert get(d.port, "/api/mirrors/search?q=x", new)[0] == 200
+    finally:
+        assert d.stop() == 0
+
+
+def test_peers_and_a_new_token_edit_config_in_place(
+    recall_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    recall_home.mkdir()
+    original = (
+        "# top\n"
+        "[serve]\n"
+        "# the port my firewall opens\n"
+        "port = 9100  # keep\n"
+        'token_sha256 = "' + "0" * 64 + '"\n'
+        "\n"
+        "[[peers]]\n"
+        "# the desktop\n"
+        'name = "desk"\n'
+        'url = "http://127.0.0.1:9001"\n'
+        "\n"
+        "# search settings below\n"
+        "[search]\n"
+        'fusion = "weighted"  # mine\n'
+    )
+    config = recall_home / "config.toml"
+    config.write_text(original)
+    assert call(capsys, "peers", "add", "lab", "http://127.0.0.1:9002")[0] == 0
+    added = config.read_text()
+    assert added.startswith(original.split("\n# search settings")[0])
+    assert added.endswith('\n# search settings below\n[search]\nfusion = "weighted"  # mine\n')
+    assert 'name = "lab"' in added.split("# search settings")[0]
+    assert call(capsys, "peers", "remove", "lab")[0] == 0
+    assert config.read_text() == original
+    assert call(capsys, "serve", "--new-token")[0] == 0
+    token = config.read_text()
+    assert "0" * 64 not in token
+    before, after = original.split('token_sha256 = "' + "0" * 64 + '"\n')
+    assert token.startswith(before + 'token_sha256 = "') and token.endswith(after)
+    assert call(capsys, "peers", "remove", "desk")[0] == 0
+    assert "# the port my firewall opens\nport = 9100  # keep\n" in config.read_text()
+    assert "[search]\nfusion" in config.read_text() and "desk" not in config.read_text()

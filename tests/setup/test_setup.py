@@ -272,3 +272,54 @@ def test_hooks_name_recall_by_an_absolute_path(
     assert commands.action_of("'/a b/recall' ingest --event agent-stop") == "ingest"
     assert commands.action_of(["/usr/bin/python3", "-m", "recall", "mcp"]) == "mcp"
     assert commands.action_of("recall-notes ingest") is None
+
+
+@pytest.mark.parametrize(
+    ("agent", "rel", "raw"),
+    [
+        ("claude", ".claude/settings.json", b'{\r\n  "model": "opus"\r\n}\r\n'),
+        ("claude", ".claude/settings.json", b'\xef\xbb\xbf{"model":"opus"}\n'),
+        ("codex", ".codex/config.toml", b'model = "o3"\r\n[tui]\r\nx = 1\r\n'),
+        ("codex", ".codex/config.toml", b'\xef\xbb\xbfmodel = "o3"\n'),
+    ],
+)
+def test_line_endings_and_a_bom_survive_install_and_uninstall(
+    agent: str, rel: str, raw: bytes, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _home() / rel
+    path.parent.mkdir(parents=True)
+    path.write_bytes(raw)
+    assert call(capsys, "hooks", "install", "--agent", agent)[0] == 0
+    installed = path.read_bytes()
+    assert installed.startswith(b"\xef\xbb\xbf") == raw.startswith(b"\xef\xbb\xbf")
+    if b"\r\n" in raw:
+        assert b"\n" not in installed.replace(b"\r\n", b"")  # every line ends CRLF
+    code, out, _ = call(capsys, "hooks", "uninstall", "--agent", agent)
+    assert code == 0 and "restored byte for byte" in out
+    assert path.read_bytes() == raw
+
+
+def test_a_symlinked_settings_file_stays_a_link(capsys: pytest.CaptureFixture[str]) -> None:
+    dotfiles = _home() / "dotfiles" / "claude-settings.json"
+    dotfiles.parent.mkdir(parents=True)
+    dotfiles.write_bytes(b'{\n  "model": "opus"\n}\n')
+    link = _home() / ".claude" / "settings.json"
+    link.parent.mkdir(parents=True)
+    link.symlink_to(dotfiles)
+    assert call(capsys, "hooks", "install", "--agent", "claude")[0] == 0
+    assert link.is_symlink() and "hooks" in json.loads(dotfiles.read_text())
+    assert call(capsys, "hooks", "uninstall", "--agent", "claude")[0] == 0
+    assert link.is_symlink() and dotfiles.read_bytes() == b'{\n  "model": "opus"\n}\n'
+
+
+@pytest.mark.parametrize("number", [b"1e999", b"-1e999"])
+def test_a_number_json_cannot_write_back_leaves_the_file_untouched(
+    number: bytes, capsys: pytest.CaptureFixture[str]
+) -> None:
+    settings = _home() / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    raw = b'{"model": "opus", "x": ' + number + b"}\n"
+    settings.write_bytes(raw)
+    code, _, err = call(capsys, "hooks", "install", "--agent", "claude")
+    assert code == 1 and "could not write back as JSON; left untouched" in err
+    assert settings.read_bytes() == raw

@@ -82,15 +82,24 @@ def fits(out: str, fmt: str) -> bool:
 
 
 def output(facts: Facts, fmt: str, event: str, budget: int) -> str:
-    """The hook's whole stdout within `budget` tokens and the agent's cap; "" for nothing."""
-    inner = budget
-    while inner > 0:
+    """The hook's whole stdout within `budget` tokens and the agent's cap; "" for nothing.
+
+    The largest inner budget whose rendered output fits, found by bisection: the
+    wrapper's escapes and the character cap are measured, never converted to tokens."""
+
+    def fitting(inner: int) -> str | None:
         text = compose(facts, inner)
         if not text:
             return ""
         out = render(text, fmt, event)
-        if fits(out, fmt) and tokens(out) <= budget:
-            return out
-        over = max(tokens(out) - budget, len(out) - CHAR_CAP.get(fmt, len(out)), 1)
-        inner -= max(over, inner // 10)  # JSON escapes cost more than the text itself
-    return ""
+        return out if fits(out, fmt) and tokens(out) <= budget else None
+
+    low, high, best = 1, budget, ""
+    while low <= high:
+        mid = (low + high) // 2
+        out = fitting(mid)
+        if out is None:
+            high = mid - 1
+        else:
+            best, low = out, mid + 1
+    return best

@@ -68,8 +68,8 @@ class Session:
             return None  # a response to a request we never send
         has_id = "id" in message
         ident = message.get("id")
-        if has_id and (isinstance(ident, bool) or not isinstance(ident, (str, int, type(None)))):
-            return _error(None, INVALID_REQUEST, "id must be a string or a number")
+        if has_id and (isinstance(ident, bool) or not isinstance(ident, (str, int))):
+            return _error(None, INVALID_REQUEST, "id must be a string or a number, not null")
         if not isinstance(method, str):
             return _error(ident, INVALID_REQUEST, "method must be a string") if has_id else None
         params = message.get("params", {})

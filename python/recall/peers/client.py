@@ -24,6 +24,27 @@ class PeerError(RecallError):
     """One peer could not answer; the message is the one line shown for it."""
 
 
+def url_problem(url: str) -> str | None:
+    """Why `url` cannot be a peer's base URL, or None: http(s), a host, a port in range,
+    no credentials, query, fragment, whitespace, control characters or quotes."""
+    if any(c.isspace() or ord(c) < 32 or ord(c) == 127 or c in "\"'<>`" for c in url):
+        return "it holds whitespace, a control character or a quote"
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        return str(exc)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return "it is not an http:// or https:// URL with a host"
+    if port == 0:
+        return "port 0 cannot be reached"
+    if "@" in parts.netloc:
+        return "credentials go in --token-file, never the URL"
+    if parts.query or parts.fragment or url.endswith(("?", "#")):
+        return "a peer's base URL takes no query string or fragment"
+    return None
+
+
 class Target:
     """Where a daemon is and how to prove who we are to it."""
 
@@ -35,12 +56,13 @@ class Target:
         ca_file: str | None = None,
         check_hostname: bool = True,
     ) -> None:
+        problem = url_problem(url)
+        if problem is not None:
+            raise PeerError(f"{url!r} cannot be a peer's URL: {problem}")
         parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise PeerError(f"{url!r} is not an http:// or https:// URL")
         self.url = url
         self.https = parts.scheme == "https"
-        self.host = parts.hostname
+        self.host = parts.hostname or ""  # url_problem checked there is one
         self.port = parts.port or (443 if self.https else 80)
         self.prefix = parts.path.rstrip("/")
         self.token = token

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from recall import config
 from recall.errors import ConfigError, UsageError
-from recall.peers.client import PeerError, Target
+from recall.peers.client import PeerError, Target, url_problem
 from recall.record import ConversionError, Record, convert
 
 LOCAL = "local"
@@ -83,7 +83,9 @@ def add(peer: config.PeerConfig) -> str:
     check_name(peer.name)
     if peer.name == config.computer_name():
         raise UsageError(f"{peer.name!r} is this computer's own name: give the peer another")
-    Target(peer.url, None, peer.timeout)  # the URL is checked before anything is written
+    problem = url_problem(peer.url)  # the URL is checked before anything is written
+    if problem is not None:
+        raise UsageError(f"{peer.url!r} cannot be a peer's URL: {problem}")
     if any(p.name == peer.name for p in peers()):
         raise UsageError(f"a peer named {peer.name!r} exists: `recall peers remove` it first")
     return save([*peers(), peer])

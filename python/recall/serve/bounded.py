@@ -13,8 +13,6 @@ import time
 
 HEAD_BYTES = 16 * 1024
 """Request line plus headers."""
-BODY_BYTES = 1024
-"""Every route is a GET: a small body is read and dropped, a larger one refused."""
 RESPONSE_TIMEOUT = 30.0
 """Seconds a client may take to read a response before the connection is dropped."""
 
@@ -25,7 +23,7 @@ class HeadTooLarge(Exception):
 
 class HeadReader:
     """A minimal file over a socket for `BaseHTTPRequestHandler`: `readline`, `read`, `close`,
-    all bound by one deadline, and the head (until `body()`) by a byte budget."""
+    all bound by one deadline, and by a byte budget (no route reads a body)."""
 
     def __init__(self, sock: socket.socket, deadline: float, budget: int = HEAD_BYTES) -> None:
         self.sock = sock
@@ -63,11 +61,6 @@ class HeadReader:
             self._fill()
         out, self.buffer = self.buffer[:n], self.buffer[n:]
         return out
-
-    def body(self, deadline: float) -> None:
-        """The head is read: lift its budget, give the body its own deadline."""
-        self.budget = 1 << 62
-        self.deadline = deadline
 
     def close(self) -> None:
         self.buffer = b""

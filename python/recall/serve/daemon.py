@@ -57,6 +57,39 @@ def answer_names(host: str, cfg: config.ServeConfig, computer: str) -> set[str]:
     return {n.lower().rstrip(".") for n in names if n}
 
 
+def token_watch(initial: str) -> Callable[[], str]:
+    """The configured token hash, re-read when config.toml changes (one stat a request),
+    so `recall serve --new-token` revokes the old token on a running daemon at once."""
+    path = config.config_path()
+    lock = threading.Lock()
+    seen: list[Any] = [_stamp(path), initial]
+
+    def current() -> str:
+        stamp = _stamp(path)
+        with lock:
+            if stamp != seen[0]:
+                seen[0] = stamp
+                config.forget_loaded()
+                try:
+                    fresh = config.load_config().serve.token_sha256
+                except ConfigError as exc:  # a half-edited file: keep the token we had
+                    log_line(f"config not re-read, the token stays: {exc}")
+                    fresh = None
+                if fresh:
+                    seen[1] = fresh
+            return str(seen[1])
+
+    return current
+
+
+def _stamp(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
 def _write_state(server: Server, tls: bool) -> Path:
     path = state_path()
     host, port = server.server_address[:2]
@@ -115,6 +148,7 @@ def serve(host: str, port: int, announce: Callable[[str], None], worker: bool = 
         request_timeout=cfg.request_timeout,
         tls=tls,
         detail=detail,
+        current_token=token_watch(cfg.token_sha256),
     )
     try:
         server = Server(settings)

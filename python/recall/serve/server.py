@@ -31,7 +31,7 @@ from recall.peers.auth import check_bearer
 from recall.peers.protocol import API_HEADER, API_VERSION, HEALTH, MIRRORS, SEARCH, TOKEN_PARAMS
 from recall.record import Record
 from recall.serve import routes
-from recall.serve.bounded import BODY_BYTES, RESPONSE_TIMEOUT, HeadReader, HeadTooLarge
+from recall.serve.bounded import RESPONSE_TIMEOUT, HeadReader, HeadTooLarge
 
 BROWSER_HEADERS = ("Origin", "Sec-Fetch-Site", "Sec-Fetch-Mode")
 _BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
@@ -49,6 +49,8 @@ class Settings(Record):
     tls: ssl.SSLContext | None = None
     detail: Callable[[], dict[str, Any]] | None = None
     """What an authenticated health check adds (the index, the worker)."""
+    current_token: Callable[[], str] | None = None
+    """The token hash now (`serve --new-token` rewrites config under a running daemon)."""
 
 
 def log_line(text: str) -> None:
@@ -161,6 +163,8 @@ class Handler(BaseHTTPRequestHandler):
         extra: dict[str, str] | None = None,
     ) -> None:
         self.log_status(code)
+        if self.request_version == "HTTP/0.9":  # a request line the stdlib could not parse
+            self.request_version = "HTTP/1.0"  # still gets a status line and headers
         self.send_response_only(code)
         self.send_header("Server", "recall")
         self.send_header("Content-Type", kind)
@@ -226,7 +230,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.send_error(400, "malformed query string")
         if TOKEN_PARAMS & {k.lower() for k in params}:
             return self.send_error(400, "tokens go in the Authorization header, never the URL")
-        authorized = check_bearer(self.headers.get("Authorization"), settings.token_sha256)
+        expected = settings.current_token() if settings.current_token else settings.token_sha256
+        authorized = check_bearer(self.headers.get("Authorization"), expected)
         if parts.path == HEALTH:
             self.route = HEALTH
             return self.run_route(
@@ -237,21 +242,23 @@ class Handler(BaseHTTPRequestHandler):
         self.dispatch(parts.path, params)
 
     def drain_body(self) -> bool:
+        """No route takes a body: one announced is refused at once, never waited for
+        (a client sending `Expect: 100-continue` would otherwise wait out the deadline)."""
         if self.headers.get("Transfer-Encoding") is not None:
             self.send_error(400, "no request body is accepted")
             return False
-        length = self.headers.get("Content-Length")
-        if length is None:
+        lengths = self.headers.get_all("Content-Length") or []
+        if len(lengths) > 1:
+            self.send_error(400, "more than one Content-Length header")
+            return False
+        if not lengths:
             return True
-        if not length.strip().isdigit():
+        if not lengths[0].strip().isdigit():
             self.send_error(400, "bad Content-Length")
             return False
-        if int(length) > BODY_BYTES:
+        if int(lengths[0]) > 0:
             self.send_error(413, "no request body is accepted")
             return False
-        assert isinstance(self.rfile, HeadReader)
-        self.rfile.body(time.monotonic() + self.server.settings.request_timeout)
-        self.rfile.read(int(length))
         return True
 
     def dispatch(self, path: str, params: dict[str, list[str]]) -> None:

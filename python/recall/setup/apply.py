@@ -102,10 +102,9 @@ def _restore(
     if original == "":
         return (None, "removed: recall had created it") if not data else None
     try:
-        text = Path(original).read_text(encoding="utf-8")
-    except OSError:
-        return None
-    try:
+        text = jsonfile.read_text(Path(original))  # as bytes: line endings and BOM kept
+        if text is None:
+            return None
         then = jsonfile.parse(path, text) if json_data else tomlfile.parse(path, text)
     except SettingsError:
         return None
@@ -236,7 +235,9 @@ def commit(edits: list[Edit], installing: bool) -> list[str]:
 
 
 def _write(path: Path, text: str) -> None:
-    """Write atomically, keeping the file's permissions."""
+    """Write atomically, keeping the file's permissions; through a symlink (dotfiles) to
+    its target, so the link stays a link."""
+    path = Path(os.path.realpath(path))
     tmp = path.with_name(f".{path.name}.recall-{os.getpid()}")
     try:
         mode = path.stat().st_mode & 0o7777

@@ -31,10 +31,16 @@ class Style(Record):
     newline: str = "\n"
     final_newline: bool = True
     ascii_only: bool = False
+    bom: bool = False
+    """The file starts with a UTF-8 byte order mark, kept on write."""
+
+
+BOM = "\ufeff"
 
 
 def read_text(path: Path) -> str | None:
-    """The file's text, None when it does not exist; SettingsError when unreadable."""
+    """The file's text exactly (a byte order mark and CRLFs kept), None when it does not
+    exist; SettingsError when unreadable."""
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
@@ -42,17 +48,22 @@ def read_text(path: Path) -> str | None:
     except OSError as exc:
         raise SettingsError(f"cannot read {path}: {exc}; left untouched") from None
     try:
-        return raw.decode("utf-8-sig" if raw.startswith(b"\xef\xbb\xbf") else "utf-8")
+        return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise SettingsError(f"{path} is not UTF-8 text ({exc}); left untouched") from None
 
 
 def parse(path: Path, text: str | None) -> dict[str, Any]:
     """The settings object ({} for a missing or empty file); SettingsError when malformed."""
+    text = text.removeprefix(BOM) if text is not None else None
     if text is None or not text.strip():
         return {}
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_constant=_no_constant, parse_float=_finite)
+    except _Unwritable as exc:
+        raise SettingsError(
+            f"{path} holds {exc}, which recall could not write back as JSON; left untouched"
+        ) from None
     except ValueError as exc:
         raise SettingsError(
             f"{path} is not valid JSON ({exc}); left untouched: fix it (or remove comments) "
@@ -65,9 +76,26 @@ def parse(path: Path, text: str | None) -> dict[str, Any]:
     return data
 
 
+class _Unwritable(Exception):
+    """A number JSON.parse reads but `json.dumps` would turn into `Infinity` or `NaN`."""
+
+
+def _no_constant(name: str) -> float:
+    raise _Unwritable(name)
+
+
+def _finite(literal: str) -> float:
+    value = float(literal)
+    if value in (float("inf"), float("-inf")):
+        raise _Unwritable(f"the number {literal[:40]}")
+    return value
+
+
 def style_of(text: str | None) -> Style:
+    bom = text is not None and text.startswith(BOM)
+    text = text.removeprefix(BOM) if text is not None else None
     if text is None or not text.strip():
-        return Style()
+        return Style(bom=bom)
     newline = "\r\n" if "\r\n" in text else "\n"
     body = text.strip()
     ascii_only = "\\u" in text and all(ord(c) < 128 for c in text)
@@ -75,7 +103,7 @@ def style_of(text: str | None) -> Style:
     if "\n" not in body:
         spaced = ", " in body or ": " in body
         return Style(
-            None, ", " if spaced else ",", ": " if spaced else ":", newline, final, ascii_only
+            None, ", " if spaced else ",", ": " if spaced else ":", newline, final, ascii_only, bom
         )
     indent = "  "
     for line in body.splitlines()[1:]:
@@ -84,7 +112,7 @@ def style_of(text: str | None) -> Style:
             indent = line[: len(line) - len(stripped)]
             break
     key_sep = ": " if '": ' in body else ":"
-    return Style(indent, ",", key_sep, newline, final, ascii_only)
+    return Style(indent, ",", key_sep, newline, final, ascii_only, bom)
 
 
 def dump(data: dict[str, Any], style: Style) -> str:
@@ -96,7 +124,7 @@ def dump(data: dict[str, Any], style: Style) -> str:
     )
     if style.newline != "\n":
         text = text.replace("\n", style.newline)
-    return text + (style.newline if style.final_newline else "")
+    return (BOM if style.bom else "") + text + (style.newline if style.final_newline else "")
 
 
 def keeps_layout(text: str | None) -> bool:
@@ -104,7 +132,7 @@ def keeps_layout(text: str | None) -> bool:
     if text is None or not text.strip():
         return True
     try:
-        data = json.loads(text)
+        data = json.loads(text.removeprefix(BOM))
     except ValueError:
         return False
     return isinstance(data, dict) and dump(data, style_of(text)) == text

@@ -13,7 +13,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from recall.setup.jsonfile import SettingsError
+from recall.setup.jsonfile import BOM, SettingsError
 
 TABLE = "mcp_servers.recall"
 _HEADER = re.compile(r'^\s*\[\s*mcp_servers\s*\.\s*(?:recall|"recall")\s*\]\s*(?:#.*)?$')
@@ -24,7 +24,7 @@ def parse(path: Path, text: str | None) -> dict[str, Any]:
     if text is None:
         return {}
     try:
-        return tomllib.loads(text)
+        return tomllib.loads(text.removeprefix(BOM))
     except tomllib.TOMLDecodeError as exc:
         raise SettingsError(f"{path} is not valid TOML ({exc}); left untouched") from None
 
@@ -64,13 +64,16 @@ def with_table(text: str | None, program: list[str]) -> str:
     block = table(program)
     if not text:
         return block
+    if "\r\n" in text:  # the file's line endings
+        block = block.replace("\n", "\r\n")
     lines = text.splitlines(keepends=True)
     span = _span(lines)
     if span is not None:
         start, end = span
         return "".join(lines[:start]) + block + "".join(lines[end:])
-    sep = "" if text.endswith("\n") else "\n"
-    return text + sep + "\n" + block
+    newline = "\r\n" if "\r\n" in text else "\n"
+    sep = "" if text.endswith("\n") else newline
+    return text + sep + newline + block
 
 
 def without_table(text: str) -> str:
