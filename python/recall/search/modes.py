@@ -151,16 +151,32 @@ def _semantic(
     counts if it is in the model's vocabulary (stop words aside) or found in a
     message, so "zzzqqqxx" gets no semantic neighbours while "pandas" does.
     """
-    from recall.semantic.meaning import model_knows
     from recall.semantic.nearest import semantic_search
 
-    positive = [t for t in query.terms if not t.negated]
-    meant = [t for t in positive if t.phrase or t.text.lower() not in STOPWORDS]
-    if not any(model_knows(encoder, t.text) or _indexed(db, t) for t in meant):
+    if not has_meaning(db, encoder, query):
         return []
     return semantic_search(db, encoder, query.words(), filters, depth, messages)
 
 
+def has_meaning(db: sqlite3.Connection, encoder: Encoder, query: Query) -> bool:
+    """Whether `query` has a positive word the model knows (stop words aside) or that is
+    found in some source: the gate every semantic leg, sessions' or memories', passes."""
+    from recall.semantic.meaning import model_knows
+
+    positive = [t for t in query.terms if not t.negated]
+    meant = [t for t in positive if t.phrase or t.text.lower() not in STOPWORDS]
+    return any(model_knows(encoder, t.text) or _indexed(db, t) for t in meant)
+
+
+_INDEXES = ("messages_fts", "memories_fts", "file_chunks_fts")
+
+
 def _indexed(db: sqlite3.Connection, term: Term) -> bool:
-    sql = "SELECT 1 FROM messages_fts WHERE messages_fts MATCH ? LIMIT 1"
-    return db.execute(sql, (term.fts(),)).fetchone() is not None
+    for table in _INDEXES:
+        sql = f"SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT 1"
+        try:
+            if db.execute(sql, (term.fts(),)).fetchone() is not None:
+                return True
+        except sqlite3.OperationalError:  # an index without that table
+            continue
+    return False
