@@ -20,6 +20,7 @@ from recall.search.fusion import PRESETS, fuse
 from recall.search.keyword import KeywordHits, keyword_search
 from recall.search.query import STOPWORDS, Query, Term, parse
 from recall.search.results import Filters, Result, SearchOutput
+from recall.search.typo import INDEXES
 
 if TYPE_CHECKING:
     from recall.semantic.provider import Encoder
@@ -168,11 +169,8 @@ def has_meaning(db: sqlite3.Connection, encoder: Encoder, query: Query) -> bool:
     return any(model_knows(encoder, t.text) or _indexed(db, t) for t in meant)
 
 
-_INDEXES = ("messages_fts", "memories_fts", "file_chunks_fts")
-
-
 def _indexed(db: sqlite3.Connection, term: Term) -> bool:
-    for table in _INDEXES:
+    for table in INDEXES:
         sql = f"SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT 1"
         try:
             if db.execute(sql, (term.fts(),)).fetchone() is not None:

@@ -171,8 +171,11 @@ def run(
     lists: list[list[Result]] = []
     outcome = None
     semantic = nearest if mode != "keyword" else None
+    corrections: list[str | None] = []
     if scope in ("all", "memories"):
-        found: list[Result] = list(memory_hits(db, query, filters, limit, computer))
+        memories = memory_hits(db, query, filters, limit, computer)
+        corrections.append(memories.corrected)
+        found: list[Result] = list(memories)
         lists.append(_with_meaning(db, query, filters, limit, found, semantic, "memory"))
     chunk_kinds = {
         "all": MEMORY_KINDS + DAILY_KINDS + FILE_KINDS,
@@ -180,7 +183,9 @@ def run(
         "daily": DAILY_KINDS,
         "files": FILE_KINDS,
     }[scope]
-    found_chunks: list[Result] = list(chunk_hits(db, query, filters, limit, computer, chunk_kinds))
+    chunks = chunk_hits(db, query, filters, limit, computer, chunk_kinds)
+    corrections.append(chunks.corrected)
+    found_chunks: list[Result] = list(chunks)
     lists.append(
         _with_meaning(db, query, filters, limit, found_chunks, semantic, ",".join(chunk_kinds))
     )
@@ -192,7 +197,9 @@ def run(
         outcome = run_sessions(db, text, filters, limit, mode, fusion, decay, messages)
         lists.append(outcome.output.results)
     results = merge(lists, query, limit, weights)
-    corrected = outcome.output.corrected if outcome else None
+    if outcome:
+        corrections.insert(0, outcome.output.corrected)
+    corrected = next((c for c in corrections if c), None)  # said as the sessions' is
     output = SearchOutput(query.text, len(results), results, corrected=corrected)
     ran = outcome.mode if outcome else ("keyword" if semantic is None else "hybrid")
     return Outcome(output, ran, outcome.note if outcome else None)
