@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from recall.config import computer_name
 from recall.log import log
-from recall.search.query import Query
+from recall.search.query import Query, excluded
 from recall.search.results import Filters, Result
 from recall.search.source_sql import FileResult, MemoryResult, chunk_rows, memory_rows
 from recall.store import Store
@@ -129,6 +129,13 @@ def nearest(
     sims = matrix @ encoder.embed([query.words()])[0]  # an excluded word means nothing
     order = [i for i in np.argsort(-sims)[: depth * 3] if sims[i] >= FLOOR]
     refs = [int(rows[i][0]) for i in order]
+    if (negative := excluded(query.terms)) and refs:  # a -word excludes in every mode
+        table = "memories_fts" if kind == "memory" else "file_chunks_fts"
+        marks = ",".join("?" * len(refs))
+        sql = f"SELECT rowid FROM {table} WHERE {table} MATCH ? AND rowid IN ({marks})"
+        banned = {int(r[0]) for r in db.execute(sql, [negative, *refs])}
+        order = [i for i, ref in zip(order, refs, strict=True) if ref not in banned]
+        refs = [ref for ref in refs if ref not in banned]
     scores = {ref: float(sims[i]) for ref, i in zip(refs, order, strict=True)}
     found: list[MemoryResult] | list[FileResult]
     if kind == "memory":

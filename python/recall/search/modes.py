@@ -18,7 +18,7 @@ from recall.errors import UsageError
 from recall.record import Record
 from recall.search.fusion import PRESETS, fuse
 from recall.search.keyword import KeywordHits, keyword_search
-from recall.search.query import STOPWORDS, Query, Term, parse
+from recall.search.query import STOPWORDS, Query, Term, excluded, parse
 from recall.search.results import Filters, Result, SearchOutput
 from recall.search.typo import INDEXES
 
@@ -156,7 +156,8 @@ def _semantic(
 
     if not has_meaning(db, encoder, query):
         return []
-    return semantic_search(db, encoder, query.words(), filters, depth, messages)
+    excluded_words = excluded(query.terms)
+    return semantic_search(db, encoder, query.words(), filters, depth, messages, excluded_words)
 
 
 def has_meaning(db: sqlite3.Connection, encoder: Encoder, query: Query) -> bool:
