@@ -109,6 +109,8 @@ def _search(args: argparse.Namespace) -> int:
             store.conn, query, filters, args.limit or 5, computer_name(), args.category
         )
         found = [get(store.conn, int(h.memory_id)) for h in hits]
+    if hits.corrected:  # as `recall search` says it
+        sys.stderr.write(f'recall: showing results for "{hits.corrected}"\n')
     if not args.json:
         for m, h in zip(found, hits, strict=True):
             m.text = h.snippet  # highlighted

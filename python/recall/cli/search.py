@@ -147,7 +147,8 @@ def search(
 ) -> tuple[Outcome, bool]:
     """One search as `recall search` runs it (the agents named as the index spells them,
     fusion, decay and source weights from the config unless given), over the sources of
-    `scope` (docs/memory.md), and whether anything is indexed at all. The MCP server
+    `scope` (docs/memory.md), and whether anything it searches is indexed (sessions, when it
+    searches sessions). The MCP server
     calls this too, so the agent's tool and the CLI answer alike."""
     from recall.cli.sources import source_vectors
     from recall.config import computer_name, load_config
@@ -164,10 +165,11 @@ def search(
         raise UsageError("--decay must be a finite number, 0 or more")
     with open_reader() as store:
         filters.agents = known_agents(store.conn, filters.agents)
+        # a scope with sessions needs sessions: memories alone do not make them searchable
+        tables = ("sessions",) if scope in ("all", "sessions") else ("memories", "files")
         indexed = (
             store.conn.execute(
-                "SELECT 1 FROM sessions UNION ALL SELECT 1 FROM memories"
-                " UNION ALL SELECT 1 FROM files LIMIT 1"
+                " UNION ALL ".join(f"SELECT 1 FROM {t}" for t in tables) + " LIMIT 1"
             ).fetchone()
             is not None
         )
@@ -234,8 +236,10 @@ def known_agents(db: Any, asked: list[str]) -> list[str]:
 
 
 def _in_force(args: argparse.Namespace) -> str:
-    """The filters that narrowed the search, as the user typed them (' with --since 7d')."""
-    shown = [f"--agent {a}" for a in args.agent]
+    """The scope and filters that narrowed the search, as the user typed them
+    (' with --scope daily, --since 7d')."""
+    shown = [f"--scope {args.scope}"] if getattr(args, "scope", "all") != "all" else []
+    shown += [f"--agent {a}" for a in args.agent]
     shown += [
         f"--{name} {value}"
         for name in ("project", "since", "until")

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from recall.config import computer_name
 from recall.log import log
-from recall.search.query import Query
+from recall.search.query import Query, excluded
 from recall.search.results import Filters, Result
 from recall.search.source_sql import FileResult, MemoryResult, chunk_rows, memory_rows
 from recall.store import Store
@@ -24,10 +24,10 @@ if TYPE_CHECKING:
     from recall.semantic.provider import Encoder
 
 BATCH = 64
-FLOOR = 0.15
-"""Cosine below which a memory or chunk is not found by meaning. Measured on two sets
-(bench/memory_floor.py, docs/memory.md): it keeps every answer of 30 worded-apart
-memory questions and 97% of LongMemEval's, and lets through 14% and 10% of the rest."""
+FLOOR = 0.25
+"""Cosine below which a memory or chunk is not found by meaning: the sessions' floor
+(`semantic.nearest.FLOOR`), so that one search asks as much of every source. 0.15 let
+unrelated memories answer nonsense and outrank exact matches elsewhere."""
 
 
 def _encoder() -> Encoder | None:
@@ -119,12 +119,23 @@ def nearest(
         return []
     import numpy as np
 
+    from recall.search.modes import has_meaning
+
+    if not has_meaning(db, encoder, query):  # gibberish has no neighbours in meaning
+        return []
     matrix = np.frombuffer(b"".join(v for _, v in rows), dtype="<f4").reshape(len(rows), -1)
     if matrix.shape[1] != encoder.dims:
         return []
-    sims = matrix @ encoder.embed([query.text])[0]
+    sims = matrix @ encoder.embed([query.words()])[0]  # an excluded word means nothing
     order = [i for i in np.argsort(-sims)[: depth * 3] if sims[i] >= FLOOR]
     refs = [int(rows[i][0]) for i in order]
+    if (negative := excluded(query.terms)) and refs:  # a -word excludes in every mode
+        table = "memories_fts" if kind == "memory" else "file_chunks_fts"
+        marks = ",".join("?" * len(refs))
+        sql = f"SELECT rowid FROM {table} WHERE {table} MATCH ? AND rowid IN ({marks})"
+        banned = {int(r[0]) for r in db.execute(sql, [negative, *refs])}
+        order = [i for i, ref in zip(order, refs, strict=True) if ref not in banned]
+        refs = [ref for ref in refs if ref not in banned]
     scores = {ref: float(sims[i]) for ref, i in zip(refs, order, strict=True)}
     found: list[MemoryResult] | list[FileResult]
     if kind == "memory":

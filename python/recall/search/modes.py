@@ -18,8 +18,9 @@ from recall.errors import UsageError
 from recall.record import Record
 from recall.search.fusion import PRESETS, fuse
 from recall.search.keyword import KeywordHits, keyword_search
-from recall.search.query import STOPWORDS, Query, Term, parse
+from recall.search.query import STOPWORDS, Query, Term, excluded, parse
 from recall.search.results import Filters, Result, SearchOutput
+from recall.search.typo import INDEXES
 
 if TYPE_CHECKING:
     from recall.semantic.provider import Encoder
@@ -151,16 +152,30 @@ def _semantic(
     counts if it is in the model's vocabulary (stop words aside) or found in a
     message, so "zzzqqqxx" gets no semantic neighbours while "pandas" does.
     """
-    from recall.semantic.meaning import model_knows
     from recall.semantic.nearest import semantic_search
+
+    if not has_meaning(db, encoder, query):
+        return []
+    excluded_words = excluded(query.terms)
+    return semantic_search(db, encoder, query.words(), filters, depth, messages, excluded_words)
+
+
+def has_meaning(db: sqlite3.Connection, encoder: Encoder, query: Query) -> bool:
+    """Whether `query` has a positive word the model knows (stop words aside) or that is
+    found in some source: the gate every semantic leg, sessions' or memories', passes."""
+    from recall.semantic.meaning import model_knows
 
     positive = [t for t in query.terms if not t.negated]
     meant = [t for t in positive if t.phrase or t.text.lower() not in STOPWORDS]
-    if not any(model_knows(encoder, t.text) or _indexed(db, t) for t in meant):
-        return []
-    return semantic_search(db, encoder, query.words(), filters, depth, messages)
+    return any(model_knows(encoder, t.text) or _indexed(db, t) for t in meant)
 
 
 def _indexed(db: sqlite3.Connection, term: Term) -> bool:
-    sql = "SELECT 1 FROM messages_fts WHERE messages_fts MATCH ? LIMIT 1"
-    return db.execute(sql, (term.fts(),)).fetchone() is not None
+    for table in INDEXES:
+        sql = f"SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT 1"
+        try:
+            if db.execute(sql, (term.fts(),)).fetchone() is not None:
+                return True
+        except sqlite3.OperationalError:  # an index without that table
+            continue
+    return False

@@ -86,10 +86,15 @@ def match_all(terms: list[Term]) -> str | None:
     if not positive:
         return None
     expr = " AND ".join(positive)
+    negative = excluded(terms)
+    return f"({expr}) NOT ({negative})" if negative else expr
+
+
+def excluded(terms: list[Term]) -> str | None:
+    """An FTS5 expression matching any `-word` of the query (None if there is none): what
+    every mode, the semantic legs too, leaves out."""
     negative = [t.fts() for t in terms if t.negated]
-    if negative:
-        expr = f"({expr}) NOT ({' OR '.join(negative)})"
-    return expr
+    return " OR ".join(negative) if negative else None
 
 
 def match_any(terms: list[Term], common: frozenset[Term] = frozenset()) -> str | None:
@@ -106,10 +111,8 @@ def match_any(terms: list[Term], common: frozenset[Term] = frozenset()) -> str |
     if not keep or len(positive) == 1:
         return None
     expr = " OR ".join(t.fts() for t in keep)
-    negative = [t.fts() for t in terms if t.negated]
-    if negative:
-        expr = f"({expr}) NOT ({' OR '.join(negative)})"
-    return expr
+    negative = excluded(terms)
+    return f"({expr}) NOT ({negative})" if negative else expr
 
 
 def has_cjk(text: str) -> bool:

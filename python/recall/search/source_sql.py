@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from recall.search.query import Query, match_all, match_any
 from recall.search.results import HL_END, HL_START, Filters, Result
@@ -56,6 +56,7 @@ def _where(f: Filters, ts: str, project: str, agent: str | None) -> tuple[str, l
 
 
 Row = tuple[Any, ...]
+R = TypeVar("R", bound=Result)
 
 
 def _two_passes(
@@ -77,6 +78,19 @@ def _two_passes(
     return sorted(found.values(), key=lambda pair: -pair[0])[:limit]
 
 
+class Found(list[R]):
+    """Results of one source, best first, and the corrected query when words that matched
+    nothing were retried as their nearest indexed word and that found something."""
+
+    corrected: str | None = None
+
+
+def _found(results: list[R], corrected: str | None) -> Found[R]:
+    found = Found(results)
+    found.corrected = corrected
+    return found
+
+
 def _ranked(
     db: sqlite3.Connection,
     table: str,
@@ -84,15 +98,16 @@ def _ranked(
     limit: int,
     fetch: Callable[[str], list[Row]],
     key: Callable[[Row], float],
-) -> list[tuple[float, Row]]:
+) -> tuple[list[tuple[float, Row]], str | None]:
     """`_two_passes`, then, when that found too few, the query with its words that match
-    nothing in `table` corrected to the nearest indexed word ("prefernces"), ranked below."""
+    nothing in `table` corrected to the nearest indexed word ("prefernces"), ranked below;
+    and the corrected query when it added results."""
     ranked = _two_passes(query, limit, fetch, key)
     if len(ranked) >= limit:
-        return ranked
+        return ranked, None
     fixed = correct(db, query.terms, table)
     if fixed is None:
-        return ranked
+        return ranked, None
     seen = {row[0] for _, row in ranked}
     floor = min((s for s, _ in ranked), default=1.0)
     extra = [
@@ -100,7 +115,7 @@ def _ranked(
         for score, row in _two_passes(fixed, limit, fetch, key)
         if row[0] not in seen
     ]
-    return (ranked + extra)[:limit]
+    return (ranked + extra)[:limit], fixed.text if extra else None
 
 
 def _score(value: float) -> float:
@@ -114,7 +129,7 @@ def memory_hits(
     limit: int,
     computer: str,
     category: str | None = None,
-) -> list[MemoryResult]:
+) -> Found[MemoryResult]:
     """Memories matching `query`, by relevance × importance factor, best first."""
     where, args = _where(filters, "m.created_at", "m.project", None)
     if category:
@@ -129,10 +144,10 @@ def memory_hits(
     def fetch(expr: str) -> list[Row]:
         return db.execute(sql, [expr, *args, max(limit * 5, 50)]).fetchall()
 
-    ranked = _ranked(
+    ranked, corrected = _ranked(
         db, "memories_fts", query, limit, fetch, lambda r: r[5] * importance_factor(r[1])
     )
-    return [_memory(row, score, computer) for score, row in ranked]
+    return _found([_memory(row, score, computer) for score, row in ranked], corrected)
 
 
 _MEMORY_COLS = "m.id, m.importance, m.category, m.project, m.created_at"
@@ -221,7 +236,7 @@ def chunk_hits(
     limit: int,
     computer: str,
     kinds: Sequence[str],
-) -> list[FileResult]:
+) -> Found[FileResult]:
     """File chunks (of files of `kinds`) matching `query`, best first."""
     where, args = _where(filters, "f.ts", "f.project", "f.agent")
     where += f" AND f.kind IN ({','.join('?' * len(kinds))})"
@@ -236,5 +251,5 @@ def chunk_hits(
     def fetch(expr: str) -> list[Row]:
         return db.execute(sql, [expr, *args, max(limit * 5, 50)]).fetchall()
 
-    ranked = _ranked(db, "file_chunks_fts", query, limit, fetch, lambda r: r[7])
-    return [_chunk(row, score, computer) for score, row in ranked]
+    ranked, corrected = _ranked(db, "file_chunks_fts", query, limit, fetch, lambda r: r[7])
+    return _found([_chunk(row, score, computer) for score, row in ranked], corrected)

@@ -82,27 +82,43 @@ def _text(r: Result) -> str:
 def merge(
     lists: list[list[Result]], query: Query, limit: int, weights: dict[str, float]
 ) -> list[Result]:
-    """One ranking from per-source lists (see the module's formula), near-duplicates dropped."""
-    candidates: list[tuple[Result, float]] = []
+    """One ranking from per-source lists (see the module's formula), near-duplicates dropped.
+
+    A result whose text holds a query word ranks above every result found by meaning
+    alone, in any source (as hybrid pins exact hits for sessions). `own` is relative to
+    the best word-matched result of its list; a meaning-only result keeps its absolute
+    score (a similarity), so a weak list's best neighbour does not look strong.
+    """
+    texts: list[str] = []
+    flat: list[tuple[Result, int, list[Result]]] = []
     for results in lists:
-        top = max((r.score for r in results), default=0.0)
         for rank, r in enumerate(results):
-            # a list of fallback hits only (scores ≤ 0, ranked below every real match)
-            # keeps its order by rank
-            own = max(r.score, 0.0) / top if top > 0 else 1.0 / (1 + rank)
-            candidates.append((r, own))
-    if not candidates:
+            texts.append(_text(r))
+            flat.append((r, rank, results))
+    if not flat:
         return []
-    shared = _accel.bm25_scores(query.words(), [_text(r) for r, _ in candidates])
+    shared = _accel.bm25_scores(query.words(), texts)
     best = max(shared) or 1.0
-    scored = []
-    for (r, own), bm25 in zip(candidates, shared, strict=True):
+    matched = {id(r) for (r, _, _), bm25 in zip(flat, shared, strict=True) if bm25 > 0}
+    tops = {
+        id(results): max((r.score for r in results if id(r) in matched), default=0.0)
+        for results in lists
+    }
+    scored: list[tuple[bool, Result]] = []
+    for (r, rank, results), bm25 in zip(flat, shared, strict=True):
+        top = tops[id(results)]
+        if id(r) not in matched:
+            own = min(max(r.score, 0.0), 1.0)
+        elif top > 0:
+            own = max(r.score, 0.0) / top
+        else:  # a list of fallback hits only (scores ≤ 0) keeps its order by rank
+            own = 1.0 / (1 + rank)
         final = weights[kind(r)] * (own + bm25 / best) / 2
-        scored.append(replace(r, score=float(f"{final:.6g}")))
-    scored.sort(key=lambda r: r.score, reverse=True)
-    scored = scored[: limit * 3]
-    keep = _accel.dedup([_text(r) for r in scored], DEDUP_THRESHOLD)
-    return [scored[i] for i in keep][:limit]
+        scored.append((id(r) in matched, replace(r, score=float(f"{final:.6g}"))))
+    scored.sort(key=lambda p: (p[0], p[1].score), reverse=True)
+    ranked = [r for _, r in scored[: limit * 3]]
+    keep = _accel.dedup([_text(r) for r in ranked], DEDUP_THRESHOLD)
+    return [ranked[i] for i in keep][:limit]
 
 
 def _ident(r: Result) -> str:
@@ -121,7 +137,12 @@ def _hybrid(keyword: list[Result], semantic: list[Result], limit: int) -> list[R
             scores[k] = scores.get(k, 0.0) + 1.0 / (RRF_K + rank + 1)
             first.setdefault(k, r)
     ranked = sorted(first, key=lambda k: -scores[k])[:limit]
-    return [replace(first[k], score=float(f"{scores[k]:.6g}")) for k in ranked]
+    by_words = {_ident(r) for r in keyword}
+    # found by meaning alone: keeps its similarity, which `merge` reads as absolute
+    return [
+        first[k] if k not in by_words else replace(first[k], score=float(f"{scores[k]:.6g}"))
+        for k in ranked
+    ]
 
 
 def run(
@@ -150,8 +171,11 @@ def run(
     lists: list[list[Result]] = []
     outcome = None
     semantic = nearest if mode != "keyword" else None
+    corrections: list[str | None] = []
     if scope in ("all", "memories"):
-        found: list[Result] = list(memory_hits(db, query, filters, limit, computer))
+        memories = memory_hits(db, query, filters, limit, computer)
+        corrections.append(memories.corrected)
+        found: list[Result] = list(memories)
         lists.append(_with_meaning(db, query, filters, limit, found, semantic, "memory"))
     chunk_kinds = {
         "all": MEMORY_KINDS + DAILY_KINDS + FILE_KINDS,
@@ -159,7 +183,9 @@ def run(
         "daily": DAILY_KINDS,
         "files": FILE_KINDS,
     }[scope]
-    found_chunks: list[Result] = list(chunk_hits(db, query, filters, limit, computer, chunk_kinds))
+    chunks = chunk_hits(db, query, filters, limit, computer, chunk_kinds)
+    corrections.append(chunks.corrected)
+    found_chunks: list[Result] = list(chunks)
     lists.append(
         _with_meaning(db, query, filters, limit, found_chunks, semantic, ",".join(chunk_kinds))
     )
@@ -171,7 +197,9 @@ def run(
         outcome = run_sessions(db, text, filters, limit, mode, fusion, decay, messages)
         lists.append(outcome.output.results)
     results = merge(lists, query, limit, weights)
-    corrected = outcome.output.corrected if outcome else None
+    if outcome:
+        corrections.insert(0, outcome.output.corrected)
+    corrected = next((c for c in corrections if c), None)  # said as the sessions' is
     output = SearchOutput(query.text, len(results), results, corrected=corrected)
     ran = outcome.mode if outcome else ("keyword" if semantic is None else "hybrid")
     return Outcome(output, ran, outcome.note if outcome else None)

@@ -1,6 +1,6 @@
 """Typo tolerance for keyword search: "prefernces" finds "preferences", and says so.
 
-Only a query word that matches no message is corrected, and only to an
+Only a query word that matches nothing in any source is corrected, and only to an
 indexed word of similar length within a small edit distance, the most
 frequent first. The FTS index stores porter stems ("prefer" for
 "preferences"), so the typed word is stemmed by FTS5's own stemmer (a temp
@@ -44,6 +44,10 @@ MESSAGES = "messages_fts"
 """The index corrected by default; memories and file chunks pass their own."""
 
 
+INDEXES = (MESSAGES, "memories_fts", "file_chunks_fts")
+"""Every source's index: a word found in any of them is not a typo."""
+
+
 def _has_hits(db: sqlite3.Connection, word: str, table: str = MESSAGES) -> bool:
     quoted = '"' + word.replace('"', '""') + '"'
     try:
@@ -51,8 +55,14 @@ def _has_hits(db: sqlite3.Connection, word: str, table: str = MESSAGES) -> bool:
             db.execute(f"SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT 1", (quoted,)).fetchone()
             is not None
         )
-    except sqlite3.OperationalError:
-        return True  # not a word FTS can look up: leave it alone
+    except sqlite3.OperationalError as exc:
+        # an index this database lacks holds nothing; a word FTS cannot look up is left alone
+        return "no such table" not in str(exc)
+
+
+def found_anywhere(db: sqlite3.Connection, word: str) -> bool:
+    """Whether `word` is in any source: a word the user remembered or wrote is no typo."""
+    return any(_has_hits(db, word, table) for table in INDEXES)
 
 
 def _vocab(db: sqlite3.Connection, table: str = MESSAGES) -> str:
@@ -139,7 +149,7 @@ def correct(db: sqlite3.Connection, terms: list[Term], table: str = MESSAGES) ->
             not term.negated
             and not term.phrase
             and not term.prefix
-            and not _has_hits(db, text, table)
+            and not found_anywhere(db, text)
         ):
             close = closest(db, text, table)
             if close:

@@ -52,10 +52,12 @@ def semantic_search(
     filters: Filters,
     limit: int,
     messages: bool = False,
+    excluded: str | None = None,
 ) -> list[Result]:
     """Sessions ranked by their nearest chunk to `query`, best first (at most `limit`);
     with `messages`, messages ranked by their nearest chunk, several per session.
-    Chunks below `FLOOR` are left out: in hybrid too, as measured best on both sets."""
+    Chunks below `FLOOR` are left out: in hybrid too, as measured best on both sets;
+    so are chunks of messages matching `excluded` (the query's `-words`, an FTS5 expression)."""
     floor = FLOOR
     unit = 1 if messages else 0  # the chunk row's message id, or its session
     vec = encoder.embed([query])[0]
@@ -67,6 +69,8 @@ def semantic_search(
         hits = searcher.search(vec, k)
         info = vectors.chunk_rows(db, [c for c, _ in hits])
         allowed = _allowed(db, sorted({row[1] for row in info.values()}), filters)
+        if excluded:
+            allowed -= _matching(db, excluded, allowed)
         best = {}
         for chunk, sim in hits:
             row = info.get(chunk)
@@ -81,6 +85,18 @@ def semantic_search(
         k = min(total, k * 4)
     ranked = sorted(best.values(), key=lambda hit: hit[0], reverse=True)[:limit]
     return _results(db, [(row[0], sim, row) for sim, row in ranked])
+
+
+def _matching(db: sqlite3.Connection, expr: str, ids: set[int]) -> set[int]:
+    """The messages among `ids` that match the FTS5 expression `expr`."""
+    found: set[int] = set()
+    ordered = sorted(ids)
+    for i in range(0, len(ordered), 500):
+        part = ordered[i : i + 500]
+        marks = ",".join("?" * len(part))
+        sql = f"SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? AND rowid IN ({marks})"
+        found.update(int(r[0]) for r in db.execute(sql, [expr, *part]))
+    return found
 
 
 def _results(
