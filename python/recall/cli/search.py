@@ -75,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
     from recall.errors import UsageError
     from recall.peers.protocol import SearchRequest
     from recall.search.results import MAX_LIMIT, plain
+    from recall.textutil import printable
     from recall.timeutil import parse_when
 
     if not 1 <= args.limit <= MAX_LIMIT:
@@ -105,12 +106,12 @@ def run(args: argparse.Namespace) -> int:
 
         outcome, indexed = ask_daemon(request) or local_search(request)
     for error in outcome.output.errors:
-        sys.stderr.write(f"recall: {error['computer']}: {error['error']}\n")
+        sys.stderr.write(printable(f"recall: {error['computer']}: {error['error']}") + "\n")
     if outcome.note:
-        sys.stderr.write(f"recall: {outcome.note}\n")
+        sys.stderr.write(printable(f"recall: {outcome.note}") + "\n")
     out = outcome.output
     if out.corrected:
-        sys.stderr.write(f'recall: showing results for "{out.corrected}"\n')
+        sys.stderr.write(printable(f'recall: showing results for "{out.corrected}"') + "\n")
     if args.json:
         for r in out.results:
             r.snippet = plain(r.snippet)
