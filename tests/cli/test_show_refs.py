@@ -36,3 +36,20 @@ def test_the_short_sub_agent_id_search_prints_resolves(
     assert code == 1 and "no session matches" in err
     code, _, err = call(capsys, "show", "5c0375b4:side")  # the child part is whole, not a prefix
     assert code == 1 and "no session matches" in err
+
+
+def test_agent_matches_in_any_case_and_an_unknown_one_is_a_usage_error(
+    sessions: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert call_json(capsys, "show", "--agent", "Claude", "5c0375b4-aaaa-bbbb")["agent"] == "claude"
+    code, out, _ = call(capsys, "forget", "--dry-run", "--agent", "CLAUDE", "77777777")
+    assert code == 0 and "77777777-cccc:sidechain" in out
+    for argv in (
+        ("show", "--agent", "bogus", "5c0375b4"),
+        ("forget", "--dry-run", "--agent", "bogus", "5c0375b4"),
+        ("sync", "--agent", "bogus"),
+    ):
+        code, _, err = call(capsys, *argv)
+        assert code == 2 and "unknown agent 'bogus'" in err and "claude, codex, gemini" in err
+    code, _, err = call(capsys, "sync", "--agent", "CLAUDE", "--no-embed")
+    assert "unknown agent" not in err

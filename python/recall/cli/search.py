@@ -215,15 +215,14 @@ def local_search(request: SearchRequest) -> tuple[Outcome, bool]:
 
 def known_agents(db: Any, asked: list[str]) -> list[str]:
     """`--agent` values as the index spells them (any case); an unknown one is a usage error
-    naming the agents recall reads and those the index holds."""
+    naming the agents recall reads and those the index holds (only the agents recall
+    syncs when `db` is None). Every subcommand's `--agent` goes through here."""
     from recall.agents import ADAPTERS, IMPORT
     from recall.errors import UsageError
 
-    known = {
-        *ADAPTERS,
-        IMPORT.name,
-        *(r[0] for r in db.execute("SELECT DISTINCT agent FROM sessions")),
-    }
+    known = set(ADAPTERS)
+    if db is not None:
+        known |= {IMPORT.name, *(r[0] for r in db.execute("SELECT DISTINCT agent FROM sessions"))}
     by_case = {name.casefold(): name for name in known}
     out = []
     for name in asked:

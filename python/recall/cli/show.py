@@ -35,8 +35,11 @@ def run(args: argparse.Namespace) -> int:
                 return _write_raw(fetch_transcript(args.computer, args.session, args.agent))
             mirror = fetch_mirror(args.computer, args.session, args.agent)
             return _print(mirror, args.json)
+    from recall.cli.search import known_agents
+
     with open_reader() as store:
-        mirror = load_mirror(store.conn, resolve_session(store.conn, args.session, args.agent))
+        agent = known_agents(store.conn, [args.agent])[0] if args.agent else None
+        mirror = load_mirror(store.conn, resolve_session(store.conn, args.session, agent))
     if args.raw:
         return _write_raw(raw_transcript(mirror))
     return _print(mirror, args.json)
