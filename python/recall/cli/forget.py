@@ -31,12 +31,13 @@ def add_parser(subs: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from recall.cli.render import print_json
-    from recall.cli.search import known_agents
+    from recall.cli.search import known_agents, project_arg
     from recall.errors import UsageError
     from recall.privacy.forget import Forgotten, forget, session_ids, targets
     from recall.record import asdict
     from recall.store import open_writer
 
+    args.project = project_arg(args.project)
     if bool(args.session) == bool(args.project):
         raise UsageError("give a SESSION or --project P (one of them)")
     with open_writer() as store:

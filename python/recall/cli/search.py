@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
     request = SearchRequest(
         q=query,
         agents=args.agent,
-        project=args.project,
+        project=project_arg(args.project),
         since=parse_when(args.since) if args.since else None,
         until=parse_when(args.until) if args.until else None,
         limit=args.limit,
@@ -211,6 +211,19 @@ def local_search(request: SearchRequest) -> tuple[Outcome, bool]:
         request.messages,
         request.scope,
     )
+
+
+def project_arg(value: str | None) -> str | None:
+    """A `--project` value as the index spells paths: `.`, `..`, `./x` and `~` made absolute,
+    trailing separators dropped (`/tmp/x/` means `/tmp/x`). Search and forget both use it."""
+    import os
+
+    if value is None:
+        return None
+    path = value.strip()
+    if path in (".", "..") or path.startswith(("./", "../", ".\\", "..\\", "~")):
+        path = os.path.abspath(os.path.expanduser(path))
+    return path.rstrip("/\\") or path[:1]
 
 
 def known_agents(db: Any, asked: list[str]) -> list[str]:
