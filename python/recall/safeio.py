@@ -59,6 +59,13 @@ def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
         raise
 
 
+def read_head(path: str | os.PathLike[str], limit: int) -> bytes:
+    """At most `limit` bytes from the start of a regular file (to sniff what wrote
+    it); OSError (NotARegularFile included) for anything else, never a hang."""
+    with open_regular(path) as fh:
+        return fh.read(limit)
+
+
 def lines(fh: BinaryIO) -> Iterator[bytes | int]:
     """The file's lines, each with its newline; a line longer than `MAX_LINE` comes
     as its length instead (it was passed over, never held whole)."""

@@ -6,7 +6,23 @@ _FENCE = re.compile(r"^\s*(?:```|~~~)\S*\s*$")
 _MARKER = re.compile(r"^\s*(?:(?:#{1,6}|>|[-*+])\s+|>)+")
 _LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\s]*\)")
 _BOLD = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*")
-_NOISE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|[\x00-\x08\x0b-\x1f\x7f-\x9f]|`+")
+_ESCAPE = (
+    r"(?:\x1b\]|\x9d|\x1bP|\x90|\x1b[X^_]|[\x98\x9e\x9f])[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
+    r"|(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?"
+    r"|\x1b[ -/]*[0-~]?"
+)
+"""A terminal escape sequence: OSC/DCS/APC strings (to BEL or ST), CSI, or a short ESC one."""
+_NOISE = re.compile(_ESCAPE + r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]|`+")
+_CONTROL = re.compile(_ESCAPE + r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str, keep: str = "") -> str:
+    """`text` safe to print on a terminal: escape sequences (which could set the
+    clipboard, retitle the window or clear the screen) and C0/C1 control characters
+    dropped, except newline, tab and the characters in `keep`."""
+    if text.isprintable():
+        return text
+    return _CONTROL.sub(lambda m: m.group() if m.group() in keep else "", text)
 
 
 def scrub(text: str) -> str:

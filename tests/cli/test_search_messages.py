@@ -82,3 +82,22 @@ def test_text_output_in_a_pipe_is_plain_short_ids_and_whole_words(
                 assert word in words or word in ("score", "import", "testbox"), word
     doc = json.loads(call(capsys, "search", "retry", "--json")[1])
     assert doc["results"][0]["session_id"] == long_id
+
+
+def test_a_path_project_matches_with_a_trailing_slash_or_as_dot(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = tmp_path / "app"
+    app.mkdir()
+    src = tmp_path / "chats.jsonl"
+    row = {"session": "p1", "agent": "claude", "project": str(app), "role": "user"}
+    src.write_text(json.dumps({**row, "text": "the zeppelin budget"}) + "\n")
+    assert call(capsys, "ingest", "--format", "jsonl", str(src))[0] == 0
+    monkeypatch.chdir(app)
+    for project in (str(app), f"{app}/", f"{app}//", "."):
+        code, out, _ = call(capsys, "search", "zeppelin", "--project", project)
+        assert code == 0 and "zeppelin" in out, project
+    code, out, _ = call(capsys, "forget", "--dry-run", "--project", f"{app}/")
+    assert code == 0 and "p1" in out
+    code, out, _ = call(capsys, "forget", "--dry-run", "--project", ".")
+    assert code == 0 and "p1" in out

@@ -284,3 +284,20 @@ def test_ingest_of_a_folder_passes_over_what_sync_passes_over(
     # a file asked for by name that cannot be read: one line, exit 1, no traceback
     code, _, err = call(capsys, "ingest", "--agent", "claude", str(project / "pipe.jsonl"))
     assert code == 1 and "a FIFO" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_hook_or_ingest_on_a_fifo_outside_the_agent_folders_never_hangs(
+    recall_home: Path, tmp_path: Path
+) -> None:
+    # outside an agent folder the agent is guessed from the file's first bytes:
+    # that sniff must not open a FIFO blocking
+    for name in ("fifo", "fifo.jsonl", "fifo.json", "rollout-x.jsonl"):
+        os.mkfifo(tmp_path / name)
+        _hook_fast(str(tmp_path / name))
+        done = subprocess.run(
+            [sys.executable, "-m", "recall", "ingest", str(tmp_path / name)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode in (1, 2) and len(done.stderr.strip().splitlines()) == 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import sys
 import threading
 from pathlib import Path
 
@@ -188,6 +189,7 @@ def test_memory_edit_opens_the_editor_and_indexes_the_file_at_once(
     )
     editor.chmod(0o755)
     monkeypatch.setenv("EDITOR", f"{editor} --wait")  # $EDITOR may carry arguments
+    monkeypatch.setattr("recall.cli.editor.has_terminal", lambda: True)
     monkeypatch.delenv("VISUAL", raising=False)
     code, out, _ = call(capsys, "memory", "edit")
     assert code == 0 and "re-indexed" in out
@@ -198,3 +200,35 @@ def test_memory_edit_opens_the_editor_and_indexes_the_file_at_once(
     monkeypatch.setenv("EDITOR", "false")
     code, _, err = call(capsys, "memory", "edit")
     assert code == 1 and "editor exited with status 1" in err
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="FIFOs and /dev/zero are POSIX")
+@pytest.mark.parametrize("kind", ["a FIFO", "a character device", "a directory"])
+def test_memory_edit_on_a_memory_file_that_is_no_file_is_one_line(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    from recall.memory.files import memory_file
+
+    path = memory_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    {
+        "a FIFO": lambda: os.mkfifo(path),
+        "a character device": lambda: os.symlink("/dev/zero", path),
+        "a directory": path.mkdir,
+    }[kind]()
+    monkeypatch.setenv("EDITOR", "true")
+    monkeypatch.setattr("recall.cli.editor.has_terminal", lambda: True)
+    code, _, err = call(capsys, "memory", "edit")
+    assert code == 1 and err.strip() == f"recall: {path} is {kind}, not a file recall can edit"
+
+
+def test_an_editor_is_never_started_without_a_terminal(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("EDITOR", "touch")  # would leave a mark if it ran
+    code, _, err = call(capsys, "remember", "the office wifi is upstairs")
+    assert code == 0
+    code, _, err = call(capsys, "memories", "edit", "1")
+    assert code == 2 and "no terminal" in err
+    code, _, err = call(capsys, "memory", "edit")
+    assert code == 2 and "no terminal" in err

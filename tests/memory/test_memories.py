@@ -137,6 +137,7 @@ def test_edit_without_options_opens_the_editor(
     editor.write_text('#!/bin/sh\nprintf "the office wifi is downstairs" > "$1"\n')
     editor.chmod(0o755)
     monkeypatch.setenv("EDITOR", str(editor))
+    monkeypatch.setattr("recall.cli.editor.has_terminal", lambda: True)
     monkeypatch.delenv("VISUAL", raising=False)
     assert call(capsys, "memories", "edit", str(m["id"]))[0] == 0
     assert _json(capsys, "memories", "search", "downstairs", "--json")["found"] == 1

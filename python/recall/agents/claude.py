@@ -23,6 +23,7 @@ from typing import Any
 from recall.agents.base import decode_json, text_of
 from recall.agents.transcript import Origin, parse_transcript
 from recall.recordtypes import CLAUDE_IGNORED, CLAUDE_TITLE_TYPES
+from recall.safeio import read_head
 from recall.textutil import scrub
 from recall.types import ASSISTANT, USER, Parsed
 
@@ -89,8 +90,7 @@ class ClaudeAdapter:
         if ("/.claude/" in where or "/claude/projects/" in where) and path.name != "history.jsonl":
             return True
         try:
-            with path.open("rb") as fh:
-                head = fh.read(64 * 1024)
+            head = read_head(path, 64 * 1024)
         except OSError:
             return False
         for raw in head.splitlines():

@@ -16,6 +16,7 @@ from typing import Any
 
 from recall.agents.transcript import Origin, parse_transcript
 from recall.recordtypes import CODEX_ENVELOPES
+from recall.safeio import read_head
 from recall.textutil import scrub
 from recall.types import Parsed
 
@@ -68,8 +69,7 @@ class CodexAdapter:
         try:
             if "/.codex/" in path.as_posix() or path.name.startswith("rollout-"):
                 return True
-            with open(path, "rb") as fh:
-                head = fh.read(_SNIFF_BYTES)
+            head = read_head(path, _SNIFF_BYTES)
             first = head.split(b"\n", 1)[0]
             return _sniff(json.loads(first.decode("utf-8")))
         except (OSError, ValueError):

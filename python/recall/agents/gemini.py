@@ -15,6 +15,7 @@ from typing import Any
 
 from recall.agents.transcript import Origin, parse_transcript
 from recall.digest import sha256_hex
+from recall.safeio import open_regular
 from recall.textutil import scrub
 from recall.types import Parsed
 
@@ -103,7 +104,7 @@ class GeminiAdapter:
         try:
             if "/.gemini/" in path.as_posix():
                 return True
-            with open(path, "rb") as fh:
+            with open_regular(path) as fh:
                 head = fh.read(_SNIFF_BYTES)
                 first = head.split(b"\n", 1)[0]
                 try:

@@ -23,8 +23,16 @@ def editor_command() -> list[str]:
     return words or ["vi"]
 
 
+def has_terminal() -> bool:
+    """Whether stdin is a terminal an editor can read keys from."""
+    return sys.stdin is not None and sys.stdin.isatty()
+
+
 def edit_file(path: Path) -> None:
-    """Run the editor on `path` and wait for it; RecallError if it fails."""
+    """Run the editor on `path` and wait for it; RecallError if it fails, UsageError
+    without a terminal (an editor started on a pipe hangs or garbles it)."""
+    if not has_terminal():
+        raise UsageError("no terminal to run the editor in (stdin is not a terminal)")
     command = [*editor_command(), str(path)]
     try:
         done = subprocess.run(command, check=False)

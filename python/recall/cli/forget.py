@@ -31,15 +31,18 @@ def add_parser(subs: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from recall.cli.render import print_json
+    from recall.cli.search import known_agents, project_arg
     from recall.errors import UsageError
     from recall.privacy.forget import Forgotten, forget, session_ids, targets
     from recall.record import asdict
     from recall.store import open_writer
 
+    args.project = project_arg(args.project)
     if bool(args.session) == bool(args.project):
         raise UsageError("give a SESSION or --project P (one of them)")
     with open_writer() as store:
-        rowids = targets(store.conn, args.session, args.agent, args.project)
+        agent = known_agents(store.conn, [args.agent])[0] if args.agent else None
+        rowids = targets(store.conn, args.session, agent, args.project)
         if args.dry_run:
             done = Forgotten(sessions=session_ids(store.conn, rowids), messages=0)
         else:

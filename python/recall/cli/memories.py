@@ -45,6 +45,7 @@ def as_json(m: Any) -> dict[str, Any]:
 
 def _show(memories: list[Any], want_json: bool, scores: list[float] | None = None) -> int:
     from recall.cli.render import highlight, print_json, use_color
+    from recall.textutil import printable
 
     if want_json:
         rows = [as_json(m) for m in memories]
@@ -58,7 +59,7 @@ def _show(memories: list[Any], want_json: bool, scores: list[float] | None = Non
     color = use_color()
     for m in memories:
         where = f" · {m.project}" if m.project else ""
-        print(f"{m.id:>4}. [{m.category}, {m.importance}]{where}")
+        print(printable(f"{m.id:>4}. [{m.category}, {m.importance}]{where}"))
         print(highlight(m.text, color, "      "))
     return 0
 

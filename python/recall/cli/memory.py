@@ -8,6 +8,7 @@ it changes, after `memory edit` at once, otherwise at the next `sync`, and
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 TEMPLATE = (
@@ -25,6 +26,28 @@ def add_parser(subs: Any) -> None:
     p.set_defaults(run=run, action=None)
 
 
+def _check_regular(path: Path) -> None:
+    """RecallError (one line) when MEMORY.md is there but is no regular file: a FIFO,
+    a device, a directory, or a symlink to one, which the editor or indexer would hang on."""
+    import os
+    import stat
+
+    from recall.errors import RecallError
+    from recall.safeio import kind_of
+
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        if path.is_symlink():
+            msg = f"{path} is a dangling symlink; remove it or point it at a file"
+            raise RecallError(msg) from None
+        return
+    except OSError as exc:
+        raise RecallError(f"cannot read {path}: {exc.strerror}") from None
+    if not stat.S_ISREG(mode):
+        raise RecallError(f"{path} is {kind_of(mode)}, not a file recall can edit")
+
+
 def run(args: argparse.Namespace) -> int:
     from recall.memory.files import memory_file
 
@@ -37,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
     from recall.memory.vectors import embed_quietly
     from recall.store import open_writer
 
+    _check_regular(path)
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(TEMPLATE, encoding="utf-8")

@@ -59,6 +59,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _list(peers: list[Any], as_json: bool) -> int:
     from recall.cli.render import print_json
+    from recall.textutil import printable
 
     if as_json:
         print_json(peers)
@@ -68,7 +69,7 @@ def _list(peers: list[Any], as_json: bool) -> int:
         return 0
     for p in peers:
         token = f"token from {p.token_file}" if p.token_file else "no token"
-        print(f"{p.name:<16} {p.url}  ({token}, timeout {p.timeout:g}s)")
+        print(printable(f"{p.name:<16} {p.url}  ({token}, timeout {p.timeout:g}s)"))
     return 0
 
 
@@ -76,6 +77,7 @@ def _test(names: list[str], as_json: bool) -> int:
     from recall.cli.render import print_json
     from recall.peers.probe import probe
     from recall.peers.registry import find, peers
+    from recall.textutil import printable
 
     chosen = [find(n) for n in names] if names else peers()
     if not chosen:
@@ -86,10 +88,13 @@ def _test(names: list[str], as_json: bool) -> int:
         print_json(reports)
     for r in reports if not as_json else []:
         if r.error:
-            sys.stdout.write(f"{r.name:<16} FAIL  {r.error}\n")
+            sys.stdout.write(printable(f"{r.name:<16} FAIL  {r.error}") + "\n")
         else:
             sys.stdout.write(
-                f"{r.name:<16} ok    {r.computer}, recall {r.version} (API {r.api}), "
-                f"{r.sessions} sessions, {r.latency_ms:.0f} ms\n"
+                printable(
+                    f"{r.name:<16} ok    {r.computer}, recall {r.version} (API {r.api}), "
+                    f"{r.sessions} sessions, {r.latency_ms:.0f} ms"
+                )
+                + "\n"
             )
     return 1 if any(r.error for r in reports) else 0

@@ -25,8 +25,9 @@ def highlight(snippet: str, color: bool, indent: str = "", width: int = WIDTH) -
     import textwrap
 
     from recall.search.results import HL_END, HL_START
+    from recall.textutil import printable
 
-    words = " ".join(snippet.split())
+    words = " ".join(printable(snippet, keep=HL_START + HL_END).split())
     lines = textwrap.wrap(
         words,
         width=width,
@@ -47,13 +48,16 @@ def short_id(session_id: str) -> str:
 
 
 def wrap(text: str, indent: str = "", width: int = WIDTH) -> str:
-    """`text` broken between words into lines of at most `width` columns."""
+    """`text` broken between words into lines of at most `width` columns, terminal
+    escapes and control characters dropped."""
     import textwrap
+
+    from recall.textutil import printable
 
     return (
         "\n".join(
             textwrap.wrap(
-                text,
+                printable(text),
                 width=width,
                 initial_indent=indent,
                 subsequent_indent=indent,

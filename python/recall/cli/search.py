@@ -75,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
     from recall.errors import UsageError
     from recall.peers.protocol import SearchRequest
     from recall.search.results import MAX_LIMIT, plain
+    from recall.textutil import printable
     from recall.timeutil import parse_when
 
     if not 1 <= args.limit <= MAX_LIMIT:
@@ -85,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
     request = SearchRequest(
         q=query,
         agents=args.agent,
-        project=args.project,
+        project=project_arg(args.project),
         since=parse_when(args.since) if args.since is not None else None,
         until=parse_when(args.until) if args.until is not None else None,
         limit=args.limit,
@@ -105,12 +106,12 @@ def run(args: argparse.Namespace) -> int:
 
         outcome, indexed = ask_daemon(request) or local_search(request)
     for error in outcome.output.errors:
-        sys.stderr.write(f"recall: {error['computer']}: {error['error']}\n")
+        sys.stderr.write(printable(f"recall: {error['computer']}: {error['error']}") + "\n")
     if outcome.note:
-        sys.stderr.write(f"recall: {outcome.note}\n")
+        sys.stderr.write(printable(f"recall: {outcome.note}") + "\n")
     out = outcome.output
     if out.corrected:
-        sys.stderr.write(f'recall: showing results for "{out.corrected}"\n')
+        sys.stderr.write(printable(f'recall: showing results for "{out.corrected}"') + "\n")
     if args.json:
         for r in out.results:
             r.snippet = plain(r.snippet)
@@ -214,17 +215,29 @@ def local_search(request: SearchRequest) -> tuple[Outcome, bool]:
     )
 
 
+def project_arg(value: str | None) -> str | None:
+    """A `--project` value as the index spells paths: `.`, `..`, `./x` and `~` made absolute,
+    trailing separators dropped (`/tmp/x/` means `/tmp/x`). Search and forget both use it."""
+    import os
+
+    if value is None:
+        return None
+    path = value.strip()
+    if path in (".", "..") or path.startswith(("./", "../", ".\\", "..\\", "~")):
+        path = os.path.abspath(os.path.expanduser(path))
+    return path.rstrip("/\\") or path[:1]
+
+
 def known_agents(db: Any, asked: list[str]) -> list[str]:
     """`--agent` values as the index spells them (any case); an unknown one is a usage error
-    naming the agents recall reads and those the index holds."""
+    naming the agents recall reads and those the index holds (only the agents recall
+    syncs when `db` is None). Every subcommand's `--agent` goes through here."""
     from recall.agents import ADAPTERS, IMPORT
     from recall.errors import UsageError
 
-    known = {
-        *ADAPTERS,
-        IMPORT.name,
-        *(r[0] for r in db.execute("SELECT DISTINCT agent FROM sessions")),
-    }
+    known = set(ADAPTERS)
+    if db is not None:
+        known |= {IMPORT.name, *(r[0] for r in db.execute("SELECT DISTINCT agent FROM sessions"))}
     by_case = {name.casefold(): name for name in known}
     out = []
     for name in asked:

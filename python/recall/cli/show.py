@@ -32,39 +32,55 @@ def run(args: argparse.Namespace) -> int:
 
         if is_remote(args.computer):
             if args.raw:
-                for chunk in fetch_transcript(args.computer, args.session, args.agent):
-                    sys.stdout.buffer.write(chunk)
-                return 0
+                return _write_raw(fetch_transcript(args.computer, args.session, args.agent))
             mirror = fetch_mirror(args.computer, args.session, args.agent)
             return _print(mirror, args.json)
+    from recall.cli.search import known_agents
+
     with open_reader() as store:
-        mirror = load_mirror(store.conn, resolve_session(store.conn, args.session, args.agent))
+        agent = known_agents(store.conn, [args.agent])[0] if args.agent else None
+        mirror = load_mirror(store.conn, resolve_session(store.conn, args.session, agent))
     if args.raw:
-        for chunk in raw_transcript(mirror):
+        return _write_raw(raw_transcript(mirror))
+    return _print(mirror, args.json)
+
+
+def _write_raw(chunks: Iterator[bytes]) -> int:
+    """The transcript's bytes as they are into a pipe; on a terminal, as text with
+    escape sequences and control characters dropped (a transcript is not trusted)."""
+    if not sys.stdout.isatty():
+        for chunk in chunks:
             sys.stdout.buffer.write(chunk)
         return 0
-    return _print(mirror, args.json)
+    import codecs
+
+    from recall.textutil import printable
+
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    for chunk in chunks:
+        sys.stdout.write(printable(decoder.decode(chunk)))
+    sys.stdout.write(printable(decoder.decode(b"", final=True)))
+    return 0
 
 
 def _print(mirror: Mirror, as_json: bool) -> int:
     from recall.cli.render import day, print_json
+    from recall.textutil import printable
 
     if as_json:
         print_json(mirror)
         return 0
-    print(f"{mirror.title or '(untitled)'}")
-    print(
+    lines = [
+        f"{mirror.title or '(untitled)'}",
         f"{mirror.agent} · {mirror.project or '?'} · {mirror.computer} · "
-        f"{day(mirror.started_at)} → {day(mirror.ended_at)}"
-    )
-    print(
+        f"{day(mirror.started_at)} → {day(mirror.ended_at)}",
         f"session {mirror.session_id}"
-        + (f" (sub-agent of {mirror.parent_session_id})" if mirror.parent_session_id else "")
-    )
-    for sub in mirror.subagents:
-        print(f"  sub-agent: {sub}")
-    for m in mirror.messages:
-        print(f"\n── {m.role} · {day(m.timestamp)}\n{m.text}")
+        + (f" (sub-agent of {mirror.parent_session_id})" if mirror.parent_session_id else ""),
+    ]
+    lines += [f"  sub-agent: {sub}" for sub in mirror.subagents]
+    lines += [f"\n── {m.role} · {day(m.timestamp)}\n{m.text}" for m in mirror.messages]
+    for line in lines:
+        print(printable(line))
     return 0
 
 

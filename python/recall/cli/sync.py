@@ -38,15 +38,13 @@ def summary_line(report: Any) -> str:
 def run(args: argparse.Namespace) -> int:
     from recall.agents import ADAPTERS
     from recall.cli.render import progress
+    from recall.cli.search import known_agents
     from recall.config import computer_name
-    from recall.errors import UsageError
     from recall.store import open_reader, open_writer
     from recall.store.queries import stats
     from recall.sync import roots_for, sync
 
-    for agent in args.agent:
-        if agent not in ADAPTERS:
-            raise UsageError(f"unknown agent {agent!r} (known: {', '.join(sorted(ADAPTERS))})")
+    args.agent = known_agents(None, args.agent)
     show_progress = not args.quiet and sys.stderr.isatty()
     with open_writer() as store:
         report = sync(

@@ -48,12 +48,11 @@ def resolve_session(db: sqlite3.Connection, ref: str, agent: str | None = None) 
     if exact:
         agents = ", ".join(sorted(r[1] for r in exact))
         raise UsageError(f"{ref!r} names sessions of several agents ({agents}); add --agent")
-    escaped = ref.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    rows = db.execute(
-        "SELECT id, session_id, parent_session_id FROM sessions"
-        f" WHERE session_id LIKE ? ESCAPE '\\'{only} ORDER BY session_id LIMIT 20",
-        (escaped + "%", *extra),
-    ).fetchall()
+    rows = _matching(db, _like(ref) + "%", only, extra)
+    parent, sep, child = ref.partition(":")
+    if not rows and sep and child:  # `5c0375b4:sidechain`, as text output shows a sub-agent
+        pattern = _like(parent) + "%:" + _like(child)
+        rows = [r for r in _matching(db, pattern, only, extra) if r[1].partition(":")[2] == child]
     if not rows:
         raise NotFoundError(f"no session matches {ref!r}")
     if len(rows) > 1:
@@ -64,6 +63,22 @@ def resolve_session(db: sqlite3.Connection, ref: str, agent: str | None = None) 
         names = ", ".join(r[1] for r in rows[:5])
         raise UsageError(f"{ref!r} is ambiguous: {names}{', …' if len(rows) > 5 else ''}")
     return int(rows[0][0])
+
+
+def _like(text: str) -> str:
+    """`text` as a literal inside a LIKE pattern (with `ESCAPE '\\'`)."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _matching(
+    db: sqlite3.Connection, pattern: str, only: str, extra: tuple[str, ...]
+) -> list[tuple[int, str, str | None]]:
+    """Up to 20 sessions whose id is LIKE `pattern` (of the agent in `extra`, if any)."""
+    return db.execute(
+        "SELECT id, session_id, parent_session_id FROM sessions"
+        f" WHERE session_id LIKE ? ESCAPE '\\'{only} ORDER BY session_id LIMIT 20",
+        (pattern, *extra),
+    ).fetchall()
 
 
 def load_mirror(db: sqlite3.Connection, rowid: int) -> Mirror:
