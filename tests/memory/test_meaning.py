@@ -56,3 +56,25 @@ def test_a_memory_unrelated_in_meaning_is_not_found(capsys: pytest.CaptureFixtur
     call(capsys, "remember", "Standups are at 9:30 every weekday")
     found = _sources(capsys, "which shade is preferred", "--scope", "memories")
     assert found == [("memory", "The user's favourite colour is deep blue")]
+
+
+@pytest.mark.needs_model
+def test_nothing_to_embed_loads_no_model(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every sync asks for pending memories and chunks; only work should load the model."""
+    from recall.memory.vectors import embed_pending
+    from recall.semantic import provider
+    from recall.store import open_writer
+
+    call(capsys, "remember", "Standups are at 9:30 every weekday")  # embedded as written
+    loads: list[bool] = []
+    real = provider.get_encoder
+    monkeypatch.setattr(
+        provider, "get_encoder", lambda *a, **k: loads.append(True) or real(*a, **k)
+    )
+    with open_writer() as store:
+        assert embed_pending(store) == 0
+        assert loads == []
+        store.conn.execute("DELETE FROM source_vectors")
+        assert embed_pending(store) == 1 and loads == [True]

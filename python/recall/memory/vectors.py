@@ -30,15 +30,20 @@ FLOOR = 0.25
 unrelated memories answer nonsense and outrank exact matches elsewhere."""
 
 
-def _encoder() -> Encoder | None:
+def _encoder(db: sqlite3.Connection) -> Encoder | None:
+    """The encoder, loaded only when some memory or chunk lacks a vector: every `recall
+    sync` reaches here, and loading the model costs far more than asking."""
     from recall.config import embedding_provider
 
     if embedding_provider() == "none":
         return None
     from recall.semantic import ModelError
-    from recall.semantic.provider import get_encoder
+    from recall.semantic.provider import current_model_id, get_encoder
 
     try:
+        model = current_model_id()
+        if not any(db.execute(sql, (model, 1)).fetchone() for sql in _PENDING.values()):
+            return None
         return get_encoder()
     except ModelError:
         return None
@@ -55,7 +60,7 @@ _PENDING = {
 
 def embed_pending(store: Store, encoder: Encoder | None = None) -> int:
     """Embed every memory and chunk that has no vector for the current model; how many."""
-    encoder = encoder or _encoder()
+    encoder = encoder or _encoder(store.conn)
     if encoder is None:
         return 0
     done = 0
