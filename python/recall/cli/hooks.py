@@ -33,8 +33,10 @@ def run(args: argparse.Namespace) -> int:
         return _status(args, home)
     agents = chosen(args.agent, home)
     if not agents:
+        from recall.setup.where import shown
+
         print(
-            f"No Claude Code, Codex or Gemini CLI configuration found in {home}; "
+            f"No Claude Code, Codex or Gemini CLI configuration found in {shown(home)}; "
             "name one with --agent"
         )
         return 0
@@ -49,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
 def _status(args: argparse.Namespace, home: Path) -> int:
     from recall.cli.render import print_json
     from recall.setup.status import status
-    from recall.setup.where import AGENTS
+    from recall.setup.where import AGENTS, shown
 
     found = [status(a, home) for a in (args.agent or AGENTS)]
     if args.json:
@@ -58,10 +60,10 @@ def _status(args: argparse.Namespace, home: Path) -> int:
     for s in found:
         state = "installed" if s.installed else "not installed"
         print(f"{s.agent} ({state}):")
-        print(f"  hooks in {s.hooks_file}: {', '.join(s.hooks) or 'none of recall'}")
-        print(f"  MCP server in {s.mcp_file}: {'recall' if s.mcp else 'not registered'}")
+        print(f"  hooks in {shown(s.hooks_file)}: {', '.join(s.hooks) or 'none of recall'}")
+        print(f"  MCP server in {shown(s.mcp_file)}: {'recall' if s.mcp else 'not registered'}")
         for line in s.broken:
-            print(f"  cannot run: {line}")
+            print(f"  cannot run: {shown(line)}")
         for line in s.problems:
             print(f"  problem: {line}")
     return 0

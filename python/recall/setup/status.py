@@ -45,8 +45,8 @@ def status(agent: str, home: Path) -> AgentStatus:
     commands: list[str | list[str]] = []
     try:
         data = _read(paths["hooks"])
-        found.hooks = sorted(entries.hooks_present(data))
-        commands += entries.hook_commands(data)
+        found.hooks = sorted(entries.hooks_present(data, agent))
+        commands += entries.hook_commands(data, agent)
     except SettingsError as exc:
         found.problems.append(str(exc))
     try:

@@ -15,6 +15,13 @@ from pathlib import Path
 AGENTS = ("claude", "codex", "gemini")
 
 
+def shown(path: str | os.PathLike[str]) -> str:
+    """A path fit to print: bytes that are not UTF-8 (a home folder named in Latin-1) and
+    control characters escaped, so a strict UTF-8 terminal never ends the command."""
+    text = os.fsencode(path).decode("utf-8", "backslashreplace")
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def claude_dir(home: Path) -> Path:
     configured = os.environ.get("CLAUDE_CONFIG_DIR", "").split(",")[0].strip()
     return Path(configured).expanduser() if configured else home / ".claude"
