@@ -9,6 +9,7 @@ such flag).
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -176,3 +177,15 @@ def test_parallel_installs_and_an_uninstall_never_leave_an_empty_file(tmp_path: 
         done = run("hooks", "uninstall")
         assert done.returncode == 0, done.stderr
         assert [p for p in files if p.exists()] == []
+
+
+def test_doctor_reports_hostile_settings_without_hanging(capsys: pytest.CaptureFixture[str]) -> None:
+    """A FIFO (an open that never returns) and deep nesting: doctor names each file."""
+    _settings(b'{"a": ' + b"[" * 100_000 + b"]" * 100_000 + b"}\n")
+    (Path.home() / ".codex").mkdir()
+    os.mkfifo(Path.home() / ".codex" / "config.toml")
+    _, out, err = call(capsys, "doctor", "--json")
+    assert "Traceback" not in err
+    hooks = {c["name"]: c for c in json.loads(out)["checks"]}["hooks"]
+    assert "settings.json" in hooks["fix"] and "nested too deeply" in hooks["fix"]
+    assert "config.toml" in hooks["fix"] and "FIFO" in hooks["fix"]
