@@ -179,7 +179,9 @@ def test_parallel_installs_and_an_uninstall_never_leave_an_empty_file(tmp_path: 
         assert [p for p in files if p.exists()] == []
 
 
-def test_doctor_reports_hostile_settings_without_hanging(capsys: pytest.CaptureFixture[str]) -> None:
+def test_doctor_reports_hostile_settings_without_hanging(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     """A FIFO (an open that never returns) and deep nesting: doctor names each file."""
     _settings(b'{"a": ' + b"[" * 100_000 + b"]" * 100_000 + b"}\n")
     (Path.home() / ".codex").mkdir()
