@@ -99,3 +99,11 @@ def test_a_table_added_under_an_inline_servers_table_is_valid_toml(
     assert set(servers) == {"github", "recall"}
     assert call(capsys, "hooks", "uninstall", "--agent", "codex")[0] == 0
     assert _config().read_text() == 'mcp_servers = { github = { command = "npx" } }\n'
+
+
+def test_an_orphan_env_table_is_cleared_by_uninstall(capsys: pytest.CaptureFixture[str]) -> None:
+    """What an older uninstall left (a server with no command) goes on the next one."""
+    _place('model = "o3"\n\n[mcp_servers.recall.env]\nRECALL_HOME = "/data/recall"\n')
+    code, _, err = call(capsys, "hooks", "uninstall", "--agent", "codex")
+    assert code == 0, err
+    assert _config().read_text() == 'model = "o3"\n'

@@ -191,3 +191,17 @@ def test_doctor_reports_hostile_settings_without_hanging(
     hooks = {c["name"]: c for c in json.loads(out)["checks"]}["hooks"]
     assert "settings.json" in hooks["fix"] and "nested too deeply" in hooks["fix"]
     assert "config.toml" in hooks["fix"] and "FIFO" in hooks["fix"]
+
+
+def test_a_lone_surrogate_escape_is_written_back_as_it_was(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """JSON allows `\\ud800`; UTF-8 cannot hold it: it stays an escape, and the rest is kept."""
+    raw = '{\n  "x": "\\ud800",\n  "y": "café"\n}\n'.encode()
+    path = _settings(raw)
+    code, _, err = call(capsys, "hooks", "install", "--agent", "claude")
+    assert code == 0, err
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith('{\n  "x": "\\ud800",\n  "y": "café",\n')
+    assert call(capsys, "hooks", "uninstall", "--agent", "claude")[0] == 0
+    assert path.read_bytes() == raw

@@ -100,9 +100,10 @@ def _toml_edit(
     before = jsonfile.read_text(path)
     data = tomlfile.parse(path, before)
     table = tomlfile.current(data)
+    # a server with no command: what an older uninstall left of recall's ([…recall.env])
+    orphan = isinstance(table, dict) and not {"command", "url"} & set(table)
     if program is not None:
         wanted = entries.mcp_entry(agent, program)
-        orphan = isinstance(table, dict) and not {"command", "url"} & set(table)
         if table is not None and not orphan and not entries.is_recall_server(table):
             raise SettingsError(
                 f"{shown(path)} already has an [mcp_servers.recall] that recall did not write; "
@@ -113,7 +114,7 @@ def _toml_edit(
         after = tomlfile.with_table(path, before, program)
         tomlfile.parse(path, after)  # never write what Codex could not read
         return Edit(agent, path, before, after)
-    if before is None or not entries.is_recall_server(table):
+    if before is None or not (orphan or entries.is_recall_server(table)):
         return Edit(agent, path, before, before)
     after = tomlfile.without_table(path, before)
     remaining = tomlfile.parse(path, after)

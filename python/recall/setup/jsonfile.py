@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -139,13 +140,19 @@ def style_of(text: str | None) -> Style:
     return Style(indent, ",", key_sep, newline, final, ascii_only, bom)
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def dump(data: dict[str, Any], style: Style) -> str:
+    """`data` in `style`; a lone surrogate (a `\\ud800` escape in the file, which JSON
+    allows) is written back as that escape, since UTF-8 cannot hold it."""
     text = json.dumps(
         data,
         indent=style.indent,
         separators=(style.item_sep, style.key_sep),
         ensure_ascii=style.ascii_only,
     )
+    text = _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
     if style.newline != "\n":
         text = text.replace("\n", style.newline)
     return (BOM if style.bom else "") + text + (style.newline if style.final_newline else "")
