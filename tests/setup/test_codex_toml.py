@@ -25,7 +25,7 @@ args = ["-y", "@modelcontextprotocol/server-github"]
 
 [mcp_servers.recall]
 command = "/old/venv/bin/recall"
-args = ["mcp"]
+args = ["mcp"]  # stdio
 startup_timeout_sec = 45  # the index lives on a slow disk
 {env}
 [tui]
@@ -63,6 +63,8 @@ def test_setup_again_after_a_move_keeps_env_and_timeout(
         "env": {"RECALL_HOME": "/data/recall"},
     }
     assert "# the index lives on a slow disk" in text and text.startswith("# my Codex settings")
+    if len(executable()) == 1:  # args unchanged: the value keeps its comment
+        assert 'args = ["mcp"]  # stdio' in text
     assert tomllib.loads(text)["tui"] == {"notifications": True}
 
 

@@ -111,8 +111,16 @@ def _toml_edit(
             )
         if isinstance(table, dict) and all(table.get(k) == v for k, v in wanted.items()):
             return Edit(agent, path, before, before)
+        if not isinstance(data.get("mcp_servers", {}), dict):
+            raise SettingsError(f"{shown(path)}: mcp_servers is not a table; left untouched")
         after = tomlfile.with_table(path, before, program)
-        tomlfile.parse(path, after)  # never write what Codex could not read
+        # never write what Codex could not read, or would not read as recall's server
+        got = tomlfile.current(tomlfile.parse(path, after))
+        if not isinstance(got, dict) or any(got.get(k) != v for k, v in wanted.items()):
+            raise SettingsError(
+                f"{shown(path)}: recall's server could not be added where Codex reads it; "
+                "left untouched"
+            )
         return Edit(agent, path, before, after)
     if before is None or not (orphan or entries.is_recall_server(table)):
         return Edit(agent, path, before, before)

@@ -95,7 +95,8 @@ def with_table(path: Path, text: str | None, program: list[str]) -> str:
         servers["recall"] = wanted
     else:
         for key, value in wanted.items():
-            servers["recall"][key] = value
+            if servers["recall"].get(key) != value:  # an equal value keeps its layout
+                servers["recall"][key] = value
     return _text(text, doc)
 
 
