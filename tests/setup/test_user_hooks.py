@@ -111,3 +111,14 @@ def test_an_mcp_server_named_recall_that_only_mentions_it_is_not_taken(
     assert path.read_text() == raw
     code, _, _ = call(capsys, "hooks", "uninstall", "--agent", "gemini")
     assert path.read_text() == raw
+
+
+def test_status_counts_a_users_own_hook_and_finds_nothing_broken(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _write({"Stop": [MINE[0]], "SessionEnd": [f"{PROGRAM} ingest --event session-closed"]})
+    code, out, _ = call(capsys, "hooks", "status", "--agent", "claude", "--json")
+    assert code == 0
+    (status,) = json.loads(out)
+    assert status["missing"] == [] and status["broken"] == []
+    assert "Stop: ingest --event agent-stop" in status["hooks"]

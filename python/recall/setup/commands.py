@@ -87,12 +87,19 @@ def runs(command: object, args: tuple[str, ...]) -> bool:
     return tuple(words[start : start + len(args)]) == args
 
 
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+
+
 def program_of(command: str | list[str]) -> str | None:
-    """The program a command runs (its first word), or None when it cannot be split."""
+    """The program a command runs (its first word after any `NAME=value` the shell sets
+    for it), or None when it cannot be split."""
     try:
         words = shlex.split(command) if isinstance(command, str) else list(command)
     except ValueError:
         return None
+    if isinstance(command, str):
+        while words and _ASSIGNMENT.match(words[0]):
+            words = words[1:]
     return words[0] if words else None
 
 

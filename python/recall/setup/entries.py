@@ -156,7 +156,8 @@ def hooks_present(data: dict[str, Any], agent: str) -> set[str]:
 
 
 def hook_commands(data: dict[str, Any], agent: str) -> list[str]:
-    """Every command in `data` that does a recall hook's job, for checking it can run."""
+    """The hook commands recall wrote in `data`, for checking that their program (recall,
+    where it was installed then) still exists."""
     table = data.get("hooks")
     if not isinstance(table, dict):
         return []
@@ -164,7 +165,7 @@ def hook_commands(data: dict[str, Any], agent: str) -> list[str]:
         e["command"]
         for groups in table.values()
         for e in _entries(groups)
-        if any(runs(e.get("command"), a) for a in _recall_args(agent))
+        if any(written_by_recall(e.get("command"), a) for a in _recall_args(agent))
     ]
 
 
