@@ -205,3 +205,14 @@ def test_a_lone_surrogate_escape_is_written_back_as_it_was(
     assert text.startswith('{\n  "x": "\\ud800",\n  "y": "café",\n')
     assert call(capsys, "hooks", "uninstall", "--agent", "claude")[0] == 0
     assert path.read_bytes() == raw
+
+
+def test_a_temporary_a_killed_setup_left_is_swept(capsys: pytest.CaptureFixture[str]) -> None:
+    path = _settings()
+    stale = path.parent / ".settings.json.recall-4242"
+    stale.write_bytes(BASE)
+    os.utime(stale, (1, 1))
+    fresh = path.parent / ".settings.json.recall-4343"  # a setup writing right now
+    fresh.write_bytes(BASE)
+    assert call(capsys, "hooks", "install", "--agent", "claude")[0] == 0
+    assert _leftovers(path.parent) == [fresh.name]

@@ -4,17 +4,20 @@ A settings file can hold a token (an MCP server's `env`), so nothing setup
 writes is ever readable by more users than the file it came from: the
 temporary is created 0600 (`mkstemp`, whatever the umask), gets the
 original's mode only once its bytes are in, and is renamed over the file or
-removed: a failed write never leaves a second copy behind. Backups keep the
-owner's bits of the original and live in folders only their owner can enter.
-A file its owner made read-only is refused, never replaced behind their back.
+removed: a failed write never leaves a second copy behind, and one a killed
+setup left is swept away by the next. Backups keep the owner's bits of the
+original and live in folders only their owner can enter. A file its owner
+made read-only is refused, never replaced behind their back.
 """
 
 from __future__ import annotations
 
 import contextlib
+import glob
 import os
 import stat
 import tempfile
+import time
 from pathlib import Path
 
 from recall.setup.jsonfile import SettingsError
@@ -78,6 +81,7 @@ def write(path: Path, text: str, mode: int | None = None) -> None:
     if mode is not None:
         final = mode
     data = text.encode("utf-8")
+    _sweep(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.recall-", dir=path.parent)
     try:
         with open(fd, "wb") as fh:
@@ -93,6 +97,19 @@ def write(path: Path, text: str, mode: int | None = None) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+STALE_S = 60.0
+
+
+def _sweep(path: Path) -> None:
+    """Remove temporaries of `path` that a killed setup left (each a copy of the whole
+    settings): older than a minute, so never one a running setup is writing."""
+    with contextlib.suppress(OSError):
+        for old in path.parent.glob(f".{glob.escape(path.name)}.recall-*"):
+            with contextlib.suppress(OSError):
+                if old.is_file() and time.time() - old.lstat().st_mtime > STALE_S:
+                    old.unlink()
 
 
 def backup_mode(path: Path) -> int:
