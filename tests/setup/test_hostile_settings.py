@@ -149,6 +149,9 @@ def test_a_home_that_is_not_utf8_is_shown_not_blamed_on_arguments(tmp_path: Path
     assert b"claude: wrote" in done.stdout and b"caf\\xe9/.claude.json" in done.stdout
     assert os.path.isfile(home + b"/.claude/settings.json")
     assert b"Traceback" not in done.stderr
+    done = run("hooks", "status", "--json", env=env)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)[0]["mcp_file"].endswith("caf\\xe9/.claude.json")
 
 
 def test_parallel_installs_and_an_uninstall_never_leave_an_empty_file(tmp_path: Path) -> None:

@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
 def _status(args: argparse.Namespace, home: Path) -> int:
     from recall.cli.render import print_json
     from recall.setup.status import status
-    from recall.setup.where import AGENTS, shown
+    from recall.setup.where import AGENTS
 
     found = [status(a, home) for a in (args.agent or AGENTS)]
     if args.json:
@@ -60,10 +60,10 @@ def _status(args: argparse.Namespace, home: Path) -> int:
     for s in found:
         state = "installed" if s.installed else "not installed"
         print(f"{s.agent} ({state}):")
-        print(f"  hooks in {shown(s.hooks_file)}: {', '.join(s.hooks) or 'none of recall'}")
-        print(f"  MCP server in {shown(s.mcp_file)}: {'recall' if s.mcp else 'not registered'}")
+        print(f"  hooks in {s.hooks_file}: {', '.join(s.hooks) or 'none of recall'}")
+        print(f"  MCP server in {s.mcp_file}: {'recall' if s.mcp else 'not registered'}")
         for line in s.broken:
-            print(f"  cannot run: {shown(line)}")
+            print(f"  cannot run: {line}")
         for line in s.problems:
             print(f"  problem: {line}")
     return 0
