@@ -18,6 +18,7 @@ from typing import Any
 from recall.record import Record
 from recall.setup.commands import command_line, runs, written_by_recall
 from recall.setup.jsonfile import SettingsError
+from recall.setup.where import shown
 
 
 class Hook(Record):
@@ -97,7 +98,10 @@ def add_hooks(
         for h in mine:
             h["command"] = entry["command"]
         if theirs and not mine:
-            notes += [f"{hook.event} runs your own {h['command']!r}: left as is" for h in theirs]
+            notes += [
+                f"{hook.event} runs your own '{shown(str(h['command']))}': left as is"
+                for h in theirs
+            ]
         elif not mine:
             groups.append({"hooks": [entry]})
     return notes
