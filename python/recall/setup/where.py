@@ -18,7 +18,8 @@ AGENTS = ("claude", "codex", "gemini")
 def shown(path: str | os.PathLike[str]) -> str:
     """A path (or command) fit to print: bytes that are not UTF-8 (a home folder named in
     Latin-1, kept by Python as `\\udce9`) as `\\xe9`, any other lone surrogate and every
-    control character escaped, so a strict UTF-8 terminal or JSON never ends the command."""
+    control character escaped, so a strict UTF-8 terminal or JSON never ends the command.
+    (`sync.shown` is for file names only: a command read from JSON can hold `\\ud800`.)"""
     out = []
     for c in os.fspath(path):
         if "\udc80" <= c <= "\udcff":
