@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from clihelp import call
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX file modes")
 
 SECRET = '{\n  "mcpServers": {\n    "github": {\n      "command": "npx",\n      "env": {"GITHUB_TOKEN": "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"}\n    }\n  }\n}\n'
 
@@ -85,16 +88,17 @@ def test_the_temporary_is_private_before_the_rename(
 ) -> None:
     """Every file setup writes, while its bytes go in, is readable by its owner alone."""
     path = _private_claude_json()
-    seen: list[tuple[str, int]] = []
+    seen: dict[int, int] = {}  # inode (a rename keeps it) -> mode while the bytes went in
     real_fsync = os.fsync
 
     def fsync(fd: int) -> None:
-        seen.append((os.readlink(f"/proc/self/fd/{fd}"), stat.S_IMODE(os.fstat(fd).st_mode)))
+        info = os.fstat(fd)
+        seen[info.st_ino] = stat.S_IMODE(info.st_mode)
         real_fsync(fd)
 
     monkeypatch.setattr(os, "fsync", fsync)
     assert call(capsys, "hooks", "install", "--agent", "claude")[0] == 0
-    assert any(".claude.json" in name for name, _ in seen)
-    loose = [(name, oct(mode)) for name, mode in seen if mode & 0o077]
-    assert loose == []
+    assert path.stat().st_ino in seen and (path.parent / ".claude" / "settings.json").is_file()
+    assert (path.parent / ".claude" / "settings.json").stat().st_ino in seen
+    assert [oct(mode) for mode in seen.values() if mode & 0o077] == []
     assert _mode(path) == 0o600
