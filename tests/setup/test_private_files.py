@@ -102,3 +102,14 @@ def test_the_temporary_is_private_before_the_rename(
     assert (path.parent / ".claude" / "settings.json").stat().st_ino in seen
     assert [oct(mode) for mode in seen.values() if mode & 0o077] == []
     assert _mode(path) == 0o600
+
+
+def test_the_diff_shown_does_not_print_a_token_the_file_keeps(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The diff's context lines reach the terminal (and CI logs): they are redacted."""
+    path = _private_claude_json()
+    code, out, _ = call(capsys, "hooks", "install", "--agent", "claude")
+    assert code == 0 and '+    "recall": {' in out
+    assert "ghp_0123" not in out and "REDACTED" in out
+    assert "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB" in path.read_text()

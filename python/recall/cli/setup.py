@@ -80,13 +80,15 @@ def change(agents: list[str], home: Path, installing: bool, context: bool, dry_r
 def _change_one(
     agent: str, home: Path, program: list[str] | None, context: bool, dry_run: bool
 ) -> list[str]:
-    """One agent's edits: shown, then written (unless a dry run); the problems met."""
+    """One agent's edits: shown, then written (unless a dry run); the problems met. The
+    diff is redacted: its context lines can hold an MCP server's token (the file is not)."""
+    from recall.privacy.redaction import redact_text
     from recall.setup.apply import commit, plan
 
     outcome = plan(agent, home, program, context)
     changed = [e for e in outcome.edits if e.changed]
     for edit in changed:
-        sys.stdout.write(edit.diff())
+        sys.stdout.write(redact_text(edit.diff()))
     done, failed = ([], []) if dry_run else commit(changed, program is not None)
     for line in done:
         print(f"{agent}: {line}")
