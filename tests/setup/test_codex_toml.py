@@ -109,3 +109,15 @@ def test_an_orphan_env_table_is_cleared_by_uninstall(capsys: pytest.CaptureFixtu
     code, _, err = call(capsys, "hooks", "uninstall", "--agent", "codex")
     assert code == 0, err
     assert _config().read_text() == 'model = "o3"\n'
+
+
+def test_a_crlf_file_stays_crlf_when_the_table_is_edited_in_place(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _config().parent.mkdir(parents=True)
+    _config().write_bytes(b'a = 1\r\n\r\n[mcp_servers.recall.env]\r\nX = "1"\r\n')
+    assert call(capsys, "hooks", "install", "--agent", "codex")[0] == 0
+    raw = _config().read_bytes()
+    assert b"\n" not in raw.replace(b"\r\n", b"") and b"command = " in raw
+    assert call(capsys, "hooks", "uninstall", "--agent", "codex")[0] == 0
+    assert _config().read_bytes() == b"a = 1\r\n"

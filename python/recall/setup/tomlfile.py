@@ -66,7 +66,7 @@ def _document(path: Path, text: str) -> Any:
 def _text(text: str, doc: Any) -> str:
     """The edited document with the original's byte order mark and line endings."""
     out: str = doc.as_string()
-    if "\r\n" in text:
+    if "\r\n" in text and "\n" not in text.replace("\r\n", ""):  # CRLF throughout
         out = re.sub(r"(?<!\r)\n", "\r\n", out)
     return (BOM if text.startswith(BOM) else "") + out
 
