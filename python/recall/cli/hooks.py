@@ -33,8 +33,10 @@ def run(args: argparse.Namespace) -> int:
         return _status(args, home)
     agents = chosen(args.agent, home)
     if not agents:
+        from recall.setup.where import shown
+
         print(
-            f"No Claude Code, Codex or Gemini CLI configuration found in {home}; "
+            f"No Claude Code, Codex or Gemini CLI configuration found in {shown(home)}; "
             "name one with --agent"
         )
         return 0

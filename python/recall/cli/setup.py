@@ -56,41 +56,82 @@ def chosen(asked: list[str], home: Path) -> list[str]:
 
 def change(agents: list[str], home: Path, installing: bool, context: bool, dry_run: bool) -> int:
     """Install or uninstall for `agents`, printing diffs and what was written; 1 when a
-    file had to be left untouched."""
-    from recall.setup.apply import commit, plan
+    file had to be left untouched. One setup at a time changes files (`state.locked`)."""
+    import contextlib
+
+    from recall.setup import state
     from recall.setup.commands import executable
+    from recall.setup.jsonfile import SettingsError
 
     program = executable() if installing else None
     problems: list[str] = []
-    for agent in agents:
-        outcome = plan(agent, home, program, context)
-        problems += outcome.problems
-        changed = [e for e in outcome.edits if e.changed]
-        for edit in changed:
-            sys.stdout.write(edit.diff())
-        for line in [] if dry_run else commit(changed, installing):
-            print(f"{agent}: {line}")
-        if not changed and not outcome.problems:
-            print(f"{agent}: nothing to change")
-        elif dry_run and changed:
-            print(f"{agent}: dry run, nothing written")
+    try:
+        _check_program(program)
+        with contextlib.nullcontext() if dry_run else state.locked():
+            for agent in agents:
+                problems += _change_one(agent, home, program, context, dry_run)
+    except SettingsError as exc:
+        problems.append(str(exc))
     for problem in problems:
         sys.stderr.write(f"recall: {problem}\n")
     return 1 if problems else 0
+
+
+def _change_one(
+    agent: str, home: Path, program: list[str] | None, context: bool, dry_run: bool
+) -> list[str]:
+    """One agent's edits: shown, then written (unless a dry run); the problems met. The
+    diff is redacted: its context lines can hold an MCP server's token (the file is not)."""
+    from recall.privacy.redaction import redact_text
+    from recall.setup.apply import commit, plan
+
+    outcome = plan(agent, home, program, context)
+    changed = [e for e in outcome.edits if e.changed]
+    for edit in changed:
+        sys.stdout.write(redact_text(edit.diff()))
+    done, failed = ([], []) if dry_run else commit(changed, program is not None)
+    for line in done:
+        print(f"{agent}: {line}")
+    for note in outcome.notes:
+        print(note)
+    if not changed and not outcome.problems:
+        print(f"{agent}: nothing to change")
+    elif dry_run and changed:
+        print(f"{agent}: dry run, nothing written")
+    return [*outcome.problems, *failed]
+
+
+def _check_program(program: list[str] | None) -> None:
+    """Settings files are UTF-8 text: a recall installed under a path that is not UTF-8
+    cannot be named in them."""
+    from recall.setup.jsonfile import SettingsError
+    from recall.setup.where import shown
+
+    for word in program or []:
+        try:
+            word.encode("utf-8")
+        except UnicodeEncodeError:
+            raise SettingsError(
+                f"recall is installed under {shown(word)}, a path that is not UTF-8, which the "
+                "agents' settings cannot hold: install recall under another folder"
+            ) from None
 
 
 def run(args: argparse.Namespace) -> int:
     home = Path.home()
     agents = chosen(args.agent, home)
     if not agents:
-        print("No Claude Code, Codex or Gemini CLI configuration found in " + str(home))
+        from recall.setup.where import shown
+
+        print("No Claude Code, Codex or Gemini CLI configuration found in " + shown(home))
         code = 0
     else:
         code = change(agents, home, True, args.context, args.dry_run)
         if not args.dry_run:
             from recall.setup.commands import command_line, executable
+            from recall.setup.where import shown
 
-            print(f"\nThe hooks run {command_line(executable())}. Still to do:")
+            print(f"\nThe hooks run {shown(command_line(executable()))}. Still to do:")
             for agent in agents:
                 print(f"- {AFTER[agent]}")
     if not args.no_sync and not args.dry_run:

@@ -73,11 +73,18 @@ def _recall_commands(value: Any) -> list[Any]:
 
 
 def _read_json(path: Path) -> tuple[dict[str, Any], str | None]:
+    """The settings object and why it could not be read; setup's reader, so a FIFO, a
+    dangling link or deep nesting is a problem reported, never a hang or a traceback."""
+    from recall.setup.jsonfile import SettingsError, read_text
+
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}, None
-    except (OSError, ValueError) as exc:
+        text = read_text(path)
+        data = json.loads(text) if text is not None else {}
+    except SettingsError as exc:
+        return {}, f"cannot read {path}: {exc}"
+    except RecursionError:
+        return {}, f"cannot read {path}: nested too deeply"
+    except ValueError as exc:
         return {}, f"cannot read {path}: {exc}"
     return (data, None) if isinstance(data, dict) else ({}, f"{path} is not a JSON object")
 
@@ -106,11 +113,11 @@ def codex(home: Path) -> AgentHooks:
     hooks_json, problem = _read_json(base / "hooks.json")
     hooked = _calls_recall(hooks_json.get("hooks"))
     commands = _recall_commands(hooks_json.get("hooks"))
+    from recall.setup.jsonfile import SettingsError, read_text
+
     try:
-        text = config.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        text = ""
-    except OSError as exc:
+        text = read_text(config) or ""
+    except SettingsError as exc:
         text, problem = "", f"cannot read {config}: {exc}"
     if text:
         import tomllib
@@ -119,6 +126,8 @@ def codex(home: Path) -> AgentHooks:
             toml = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             toml, problem = {}, f"cannot read {config}: {exc}"
+        except RecursionError:
+            toml, problem = {}, f"cannot read {config}: nested too deeply"
         hooked = hooked or _calls_recall(toml.get("notify")) or _calls_recall(toml.get("hooks"))
         commands += _recall_commands(toml.get("notify")) + _recall_commands(toml.get("hooks"))
     found = AgentHooks("codex", base.is_dir(), hooked, str(config), problem)

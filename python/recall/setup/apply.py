@@ -1,27 +1,27 @@
 """Installing, uninstalling and reporting recall's entries, file by file.
 
-Every change is shown as a unified diff, written atomically, and preceded by
-a backup of the file as it was (in recall's data folder, `setup/backups/`).
+Every change is shown as a unified diff, written atomically (`safewrite`),
+and preceded by a private backup of the file as it was (`state`).
 The first backup of a file is its state before recall ever touched it:
 uninstall writes those very bytes back when, recall's entries aside, the
 file still says what it said then, and otherwise removes recall's entries
-alone. A file that cannot be read is reported and left untouched.
+alone. A file that cannot be read, or be written (read-only, immutable, in a
+folder that refuses), is reported in one line and left untouched; the
+others are still done.
 """
 
 from __future__ import annotations
 
 import difflib
-import hashlib
 import json
-import os
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from recall.record import Record, field
-from recall.setup import entries, jsonfile, tomlfile, where
+from recall.setup import entries, jsonfile, safewrite, state, tomlfile, where
 from recall.setup.jsonfile import SettingsError
+from recall.setup.where import shown
 
 
 class Edit(Record):
@@ -41,7 +41,7 @@ class Edit(Record):
     def diff(self) -> str:
         old = (self.before or "").splitlines(keepends=True)
         new = (self.after or "").splitlines(keepends=True)
-        name = str(self.path)
+        name = shown(self.path)
         lines = difflib.unified_diff(old, new, name + " (before)", name + " (after)")
         return "".join(
             x if x.endswith("\n") else x + "\n\\ No newline at end of file\n" for x in lines
@@ -52,36 +52,18 @@ class Outcome(Record):
     edits: list[Edit] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     """Files left untouched, and why."""
+    notes: list[str] = field(default_factory=list)
+    """What was left as it is on purpose (a user's own hook that runs recall)."""
 
 
 JsonEditor = Callable[[dict[str, Any], str], None]
-
-
-def _state_path() -> Path:
-    from recall.config import data_dir
-
-    return data_dir() / "setup" / "state.json"
-
-
-def _load_state() -> dict[str, Any]:
-    try:
-        state = json.loads(_state_path().read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return state if isinstance(state, dict) else {}
-
-
-def _save_state(state: dict[str, Any]) -> None:
-    path = _state_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    _write(path, json.dumps(state, indent=1, ensure_ascii=False) + "\n")
 
 
 def _json_edit(agent: str, path: Path, editor: JsonEditor, original: str | None = None) -> Edit:
     before = jsonfile.read_text(path)
     data = jsonfile.parse(path, before)
     old = json.loads(json.dumps(data))
-    editor(data, str(path))
+    editor(data, shown(path))
     if data == old:
         return Edit(agent, path, before, before)
     after = jsonfile.dump(data, jsonfile.style_of(before))
@@ -118,20 +100,31 @@ def _toml_edit(
     before = jsonfile.read_text(path)
     data = tomlfile.parse(path, before)
     table = tomlfile.current(data)
+    # a server with no command: what an older uninstall left of recall's ([…recall.env])
+    orphan = isinstance(table, dict) and not {"command", "url"} & set(table)
     if program is not None:
         wanted = entries.mcp_entry(agent, program)
-        if table is not None and not entries.is_recall_server(table):
+        if table is not None and not orphan and not entries.is_recall_server(table):
             raise SettingsError(
-                f"{path} already has [mcp_servers.recall] that does not run recall; left untouched"
+                f"{shown(path)} already has an [mcp_servers.recall] that recall did not write; "
+                "left untouched: rename or remove it and run this again"
             )
         if isinstance(table, dict) and all(table.get(k) == v for k, v in wanted.items()):
             return Edit(agent, path, before, before)
-        after = tomlfile.with_table(before, program)
-        tomlfile.parse(path, after)  # never write what Codex could not read
+        if not isinstance(data.get("mcp_servers", {}), dict):
+            raise SettingsError(f"{shown(path)}: mcp_servers is not a table; left untouched")
+        after = tomlfile.with_table(path, before, program)
+        # never write what Codex could not read, or would not read as recall's server
+        got = tomlfile.current(tomlfile.parse(path, after))
+        if not isinstance(got, dict) or any(got.get(k) != v for k, v in wanted.items()):
+            raise SettingsError(
+                f"{shown(path)}: recall's server could not be added where Codex reads it; "
+                "left untouched"
+            )
         return Edit(agent, path, before, after)
-    if before is None or not entries.is_recall_server(table):
+    if before is None or not (orphan or entries.is_recall_server(table)):
         return Edit(agent, path, before, before)
-    after = tomlfile.without_table(before)
+    after = tomlfile.without_table(path, before)
     remaining = tomlfile.parse(path, after)
     restored = _restore(path, remaining, original, json_data=False)
     if restored is not None:
@@ -153,15 +146,16 @@ def files(agent: str, home: Path) -> dict[str, Path]:
 def plan(agent: str, home: Path, program: list[str] | None, context: bool = False) -> Outcome:
     """The edits that install (program given) or uninstall recall for `agent`."""
     paths = files(agent, home)
-    state = _load_state()
+    known = state.load()
     outcome = Outcome()
     hooks = entries.wanted(agent, context)
 
     def hooks_editor(data: dict[str, Any], name: str) -> None:
         if program is None:
-            entries.remove_hooks(data)
+            entries.remove_hooks(data, agent)
         else:
-            entries.add_hooks(data, agent, hooks, program, name)
+            notes = entries.add_hooks(data, agent, hooks, program, name)
+            outcome.notes.extend(f"{agent}: {note}" for note in notes)
 
     def mcp_editor(data: dict[str, Any], name: str) -> None:
         if program is None:
@@ -176,7 +170,7 @@ def plan(agent: str, home: Path, program: list[str] | None, context: bool = Fals
     jobs: list[tuple[Path, Callable[[], Edit]]] = []
     # uninstalling may write back the file as it was before recall first changed it
     original: dict[str, str | None] = {
-        str(p): state.get(str(p), {}).get("original") if program is None else None
+        str(p): known.get(str(p), {}).get("original") if program is None else None
         for p in paths.values()
     }
     if paths["hooks"] == paths["mcp"]:
@@ -189,64 +183,64 @@ def plan(agent: str, home: Path, program: list[str] | None, context: bool = Fals
             jobs.append((mp, lambda: _toml_edit(agent, mp, program, original[str(mp)])))
         else:
             jobs.append((mp, lambda: _json_edit(agent, mp, mcp_editor, original[str(mp)])))
-    for _, job in jobs:
+    for path, job in jobs:
         try:
-            outcome.edits.append(job())
+            edit = job()
+            if edit.changed:
+                safewrite.check_writable(path)
+            outcome.edits.append(edit)
         except SettingsError as exc:
             outcome.problems.append(f"{agent}: {exc}")
+        except RecursionError:
+            outcome.problems.append(f"{agent}: {jsonfile.too_deep(path)}")
     return outcome
 
 
-def commit(edits: list[Edit], installing: bool) -> list[str]:
-    """Write the changed files (backing each up first); returns one line per file written."""
-    from recall.config import data_dir
-
-    state = _load_state()
-    done = []
+def commit(edits: list[Edit], installing: bool) -> tuple[list[str], list[str]]:
+    """Write the changed files, backing each up first: a line per file written, and a line
+    per file that could not be (left as it was). Run under `state.locked()`."""
+    known = state.load()
+    done, problems = [], []
     for edit in edits:
         if not edit.changed:
             continue
-        key = str(edit.path)
-        record = state.setdefault(key, {})
-        backup = ""
-        if edit.before is not None:
-            stamp = time.strftime("%Y%m%dT%H%M%S")
-            digest = hashlib.sha256(edit.before.encode()).hexdigest()[:8]
-            target = (
-                data_dir() / "setup" / "backups" / f"{edit.agent}-{edit.path.name}-{stamp}-{digest}"
-            )
-            target.parent.mkdir(parents=True, exist_ok=True)
-            _write(target, edit.before)
-            backup = str(target)
-        if installing and "original" not in record:
-            record["original"] = backup  # "" when recall created the file
+        try:
+            done.append(_commit_one(edit, installing, known))
+        except SettingsError as exc:
+            problems.append(f"{edit.agent}: {exc}")
+    try:
+        state.save(known)
+    except OSError as exc:
+        problems.append(f"cannot save {shown(state.folder() / 'state.json')}: {exc.strerror}")
+    return done, problems
+
+
+def _commit_one(edit: Edit, installing: bool, known: dict[str, Any]) -> str:
+    safewrite.check_writable(edit.path)
+    backup = ""
+    if edit.before is not None:
+        try:
+            backup = str(state.backup(edit.agent, edit.path, edit.before))
+        except OSError as exc:
+            raise SettingsError(
+                f"cannot back up {shown(edit.path)} into {shown(state.folder())}: "
+                f"{exc.strerror}; left untouched"
+            ) from None
+    try:
         if edit.after is None:
             edit.path.unlink(missing_ok=True)
         else:
             edit.path.parent.mkdir(parents=True, exist_ok=True)
-            _write(edit.path, edit.after)
-        if not installing:
-            state.pop(key, None)  # the next install starts from the file as it then is
-        line = f"wrote {edit.path}" if edit.after is not None else f"removed {edit.path}"
-        extra = [x for x in (edit.note, f"backup: {backup}" if backup else "") if x]
-        done.append(line + (f" ({'; '.join(extra)})" if extra else ""))
-    _save_state(state)
-    return done
-
-
-def _write(path: Path, text: str) -> None:
-    """Write atomically, keeping the file's permissions; through a symlink (dotfiles) to
-    its target, so the link stays a link."""
-    path = Path(os.path.realpath(path))
-    tmp = path.with_name(f".{path.name}.recall-{os.getpid()}")
-    try:
-        mode = path.stat().st_mode & 0o7777
-    except OSError:
-        mode = None
-    with open(tmp, "w", encoding="utf-8", newline="") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-    if mode is not None:
-        os.chmod(tmp, mode)
-    os.replace(tmp, path)
+            safewrite.write(edit.path, edit.after)
+    except OSError as exc:
+        raise SettingsError(
+            f"cannot write {shown(edit.path)}: {exc.strerror}; left untouched"
+        ) from None
+    key = str(edit.path)
+    if installing:
+        known.setdefault(key, {}).setdefault("original", backup)  # "": recall created it
+    else:
+        known.pop(key, None)  # the next install starts from the file as it then is
+    line = f"wrote {shown(edit.path)}" if edit.after is not None else f"removed {shown(edit.path)}"
+    extra = [x for x in (edit.note, f"backup: {shown(backup)}" if backup else "") if x]
+    return line + (f" ({'; '.join(extra)})" if extra else "")

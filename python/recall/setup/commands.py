@@ -47,12 +47,59 @@ def action_of(command: object) -> str | None:
     return (found.group(1) or found.group(2)) if found else None
 
 
+def _words(command: object) -> list[str] | None:
+    if isinstance(command, list) and all(isinstance(w, str) for w in command):
+        return list(command)
+    if not isinstance(command, str):
+        return None
+    try:
+        return shlex.split(command)
+    except ValueError:
+        return None
+
+
+def _is_recall(program: list[str]) -> bool:
+    """Whether `program` is a way setup writes recall: one path whose last part is
+    `recall` (`recall.exe`), or an interpreter's path with `-m recall`."""
+    if len(program) == 1:  # the stem, as `executable` takes it: recall, recall.exe
+        return re.split(r"[\\/]", program[0])[-1].lower().split(".")[0] == "recall"
+    return len(program) == 3 and program[1:] == ["-m", "recall"]
+
+
+def written_by_recall(command: object, args: tuple[str, ...]) -> bool:
+    """Whether `command` is exactly what setup writes for `args`, whatever recall's path
+    was then: setup changes and removes only such entries. A user's own line that runs
+    recall (`RECALL_HOME=… recall ingest …`, a redirect, a wrapper) is not one."""
+    words = _words(command)
+    if not words or len(words) <= len(args) or tuple(words[-len(args) :]) != args:
+        return False
+    return _is_recall(words[: -len(args)])
+
+
+def runs(command: object, args: tuple[str, ...]) -> bool:
+    """Whether `command` runs `recall ARGS…` in any form (a user's own line included):
+    then it does the job of recall's entry, and setup adds no second one."""
+    action = action_of(command)
+    words = _words(command)
+    if action is None or not words or action not in words:
+        return False
+    start = words.index(action)
+    return tuple(words[start : start + len(args)]) == args
+
+
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+
+
 def program_of(command: str | list[str]) -> str | None:
-    """The program a command runs (its first word), or None when it cannot be split."""
+    """The program a command runs (its first word after any `NAME=value` the shell sets
+    for it), or None when it cannot be split."""
     try:
         words = shlex.split(command) if isinstance(command, str) else list(command)
     except ValueError:
         return None
+    if isinstance(command, str):
+        while words and _ASSIGNMENT.match(words[0]):
+            words = words[1:]
     return words[0] if words else None
 
 

@@ -2,19 +2,23 @@
 
 Ingest hooks always (a turn's end indexes it; a session's end indexes it
 detached); context hooks on request; one MCP server named `recall`. An entry
-is recall's when its command runs `recall ingest|context|mcp`: setup never
-touches another program's hook, and updates its own in place when the path
-of recall changed.
+is recall's when its command is exactly what setup writes (`commands.
+written_by_recall`, any path to recall): setup updates such an entry in place
+when recall moved, and removes it on uninstall. Every other hook is the
+user's, even one that runs recall (`RECALL_HOME=… recall ingest …`): it is
+never changed or removed, and when it already does the job of one of
+recall's hooks, no second one is added beside it.
 """
 
 from __future__ import annotations
 
-import shlex
+from collections.abc import Iterator
 from typing import Any
 
 from recall.record import Record
-from recall.setup.commands import action_of, command_line
+from recall.setup.commands import command_line, runs, written_by_recall
 from recall.setup.jsonfile import SettingsError
+from recall.setup.where import shown
 
 
 class Hook(Record):
@@ -52,16 +56,13 @@ def wanted(agent: str, context: bool) -> list[Hook]:
     return [h for h in HOOKS[agent] if context or not h.context]
 
 
-def _purpose(command: Any) -> str | None:
-    """What a recall command does, whatever its path: 'ingest --event agent-stop'."""
-    action = action_of(command)
-    if action is None or not isinstance(command, str):
-        return None
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        return None
-    return " ".join(words[words.index(action) :]) if action in words else None
+def _entries(groups: Any) -> Iterator[dict[str, Any]]:
+    """The hook entries in an event's list of groups (whatever else the list holds)."""
+    for g in groups if isinstance(groups, list) else []:
+        inner = g.get("hooks") if isinstance(g, dict) else None
+        for h in inner if isinstance(inner, list) else []:
+            if isinstance(h, dict):
+                yield h
 
 
 def _entry(agent: str, hook: Hook, program: list[str]) -> dict[str, Any]:
@@ -81,34 +82,46 @@ def _object(data: dict[str, Any], key: str, where: str) -> dict[str, Any]:
 
 def add_hooks(
     data: dict[str, Any], agent: str, hooks: list[Hook], program: list[str], where: str
-) -> None:
-    """Add each hook unless recall's is there; a recall hook with an old path is updated."""
+) -> list[str]:
+    """Add each hook unless it is there: recall's own with an old path is updated, a
+    user's line that runs the same is left as is. Returns a note for each such line."""
     table = _object(data, "hooks", where)
+    notes = []
     for hook in hooks:
         groups = table.setdefault(hook.event, [])
         if not isinstance(groups, list):
             raise SettingsError(f'"hooks.{hook.event}" in {where} is not a list; left untouched')
         entry = _entry(agent, hook, program)
-        purpose = " ".join(hook.args)
-        mine = [
-            h
-            for g in groups
-            if isinstance(g, dict) and isinstance(g.get("hooks"), list)
-            for h in g["hooks"]
-            if isinstance(h, dict) and _purpose(h.get("command")) == purpose
-        ]
-        if mine:
-            for h in mine:
-                h["command"] = entry["command"]
-        else:
+        found = list(_entries(groups))
+        mine = [h for h in found if written_by_recall(h.get("command"), hook.args)]
+        theirs = [h for h in found if h not in mine and runs(h.get("command"), hook.args)]
+        for h in mine:
+            h["command"] = entry["command"]
+        if theirs and not mine:
+            notes += [
+                f"{hook.event} runs your own '{shown(str(h['command']))}': left as is"
+                for h in theirs
+            ]
+        elif not mine:
             groups.append({"hooks": [entry]})
+    return notes
 
 
-def remove_hooks(data: dict[str, Any]) -> None:
-    """Remove every recall hook; an event list or `hooks` object left empty by it goes too."""
+def _recall_args(agent: str) -> list[tuple[str, ...]]:
+    return [h.args for h in HOOKS[agent]]
+
+
+def remove_hooks(data: dict[str, Any], agent: str) -> None:
+    """Remove the hooks recall wrote (nothing else); an event list or `hooks` object left
+    empty by that goes too."""
     table = data.get("hooks")
     if not isinstance(table, dict):
         return
+    ours = _recall_args(agent)
+
+    def written(h: Any) -> bool:
+        return isinstance(h, dict) and any(written_by_recall(h.get("command"), a) for a in ours)
+
     for event in list(table):
         groups = table[event]
         if not isinstance(groups, list):
@@ -119,7 +132,7 @@ def remove_hooks(data: dict[str, Any]) -> None:
             if not isinstance(inner, list):
                 kept.append(g)
                 continue
-            rest = [h for h in inner if not (isinstance(h, dict) and action_of(h.get("command")))]
+            rest = [h for h in inner if not written(h)]
             if len(rest) == len(inner):
                 kept.append(g)
             elif rest:
@@ -133,28 +146,30 @@ def remove_hooks(data: dict[str, Any]) -> None:
         del data["hooks"]
 
 
-def hooks_present(data: dict[str, Any]) -> set[str]:
-    """The purposes of the recall hooks in `data` ('Stop: ingest --event agent-stop', …)."""
-    found = set()
+def hooks_present(data: dict[str, Any], agent: str) -> set[str]:
+    """The jobs of recall's hooks that something in `data` does, recall's entry or the
+    user's own line ('Stop: ingest --event agent-stop', …)."""
     table = data.get("hooks")
-    for event, groups in table.items() if isinstance(table, dict) else []:
-        for g in groups if isinstance(groups, list) else []:
-            for h in g.get("hooks", []) if isinstance(g, dict) else []:
-                purpose = _purpose(h.get("command")) if isinstance(h, dict) else None
-                if purpose:
-                    found.add(f"{event}: {purpose}")
-    return found
+    if not isinstance(table, dict):
+        return set()
+    return {
+        f"{h.event}: {' '.join(h.args)}"
+        for h in HOOKS[agent]
+        if any(runs(e.get("command"), h.args) for e in _entries(table.get(h.event)))
+    }
 
 
-def hook_commands(data: dict[str, Any]) -> list[str]:
-    """Every recall hook command in `data`, for checking the program still exists."""
+def hook_commands(data: dict[str, Any], agent: str) -> list[str]:
+    """The hook commands recall wrote in `data`, for checking that their program (recall,
+    where it was installed then) still exists."""
     table = data.get("hooks")
+    if not isinstance(table, dict):
+        return []
     return [
-        h["command"]
-        for groups in (table.values() if isinstance(table, dict) else [])
-        for g in (groups if isinstance(groups, list) else [])
-        for h in (g.get("hooks", []) if isinstance(g, dict) else [])
-        if isinstance(h, dict) and action_of(h.get("command"))
+        e["command"]
+        for groups in table.values()
+        for e in _entries(groups)
+        if any(written_by_recall(e.get("command"), a) for a in _recall_args(agent))
     ]
 
 
@@ -164,10 +179,11 @@ def mcp_entry(agent: str, program: list[str]) -> dict[str, Any]:
 
 
 def is_recall_server(entry: Any) -> bool:
-    return (
-        isinstance(entry, dict)
-        and action_of([entry.get("command", ""), *entry.get("args", [])]) == "mcp"
-    )
+    """Whether an MCP entry is the one setup writes: recall (any path) with `mcp`."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("command"), str):
+        return False
+    args = entry.get("args", [])
+    return isinstance(args, list) and written_by_recall([entry["command"], *args], ("mcp",))
 
 
 def add_mcp(data: dict[str, Any], agent: str, program: list[str], where: str) -> None:
@@ -175,7 +191,7 @@ def add_mcp(data: dict[str, Any], agent: str, program: list[str], where: str) ->
     existing = servers.get("recall")
     if existing is not None and not is_recall_server(existing):
         raise SettingsError(
-            f'{where} already has an MCP server named "recall" that does not run recall; '
+            f'{where} already has an MCP server named "recall" that recall did not write; '
             "left untouched: rename or remove it and run this again"
         )
     entry = mcp_entry(agent, program)

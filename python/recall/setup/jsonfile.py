@@ -10,11 +10,15 @@ written correctly, and the report says its layout changed.
 from __future__ import annotations
 
 import json
+import os
+import re
 from pathlib import Path
 from typing import Any
 
 from recall.errors import RecallError
 from recall.record import Record
+from recall.safeio import NotARegularFile, open_regular
+from recall.setup.where import shown
 
 
 class SettingsError(RecallError):
@@ -38,19 +42,38 @@ class Style(Record):
 BOM = "\ufeff"
 
 
+MAX_BYTES = 64 * 1024 * 1024
+"""A settings file larger than this is not read (a symlink to /dev/zero, say)."""
+
+
 def read_text(path: Path) -> str | None:
     """The file's text exactly (a byte order mark and CRLFs kept), None when it does not
-    exist; SettingsError when unreadable."""
+    exist; SettingsError when it cannot be read, or is not a regular file (a FIFO would
+    block for ever), or is a symlink to nothing (writing would create a file elsewhere)."""
     try:
-        raw = path.read_bytes()
+        with open_regular(path) as fh:
+            raw = fh.read(MAX_BYTES + 1)
     except FileNotFoundError:
+        if path.is_symlink():
+            raise SettingsError(
+                f"{shown(path)} is a symlink to {shown(os.readlink(path))}, which does not "
+                "exist; left untouched: create the file it points to, or remove the link"
+            ) from None
         return None
+    except NotARegularFile as exc:
+        raise SettingsError(f"{shown(path)} is {exc.kind}, not a file; left untouched") from None
     except OSError as exc:
-        raise SettingsError(f"cannot read {path}: {exc}; left untouched") from None
+        raise SettingsError(f"cannot read {shown(path)}: {exc.strerror}; left untouched") from None
+    if len(raw) > MAX_BYTES:
+        raise SettingsError(f"{shown(path)} is over 64 MB; left untouched")
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise SettingsError(f"{path} is not UTF-8 text ({exc}); left untouched") from None
+        raise SettingsError(f"{shown(path)} is not UTF-8 text ({exc}); left untouched") from None
+
+
+def too_deep(path: Path) -> SettingsError:
+    return SettingsError(f"{shown(path)} is nested too deeply to edit safely; left untouched")
 
 
 def parse(path: Path, text: str | None) -> dict[str, Any]:
@@ -60,18 +83,20 @@ def parse(path: Path, text: str | None) -> dict[str, Any]:
         return {}
     try:
         data = json.loads(text, parse_constant=_no_constant, parse_float=_finite)
+    except RecursionError:
+        raise too_deep(path) from None
     except _Unwritable as exc:
         raise SettingsError(
-            f"{path} holds {exc}, which recall could not write back as JSON; left untouched"
+            f"{shown(path)} holds {exc}, which recall could not write back as JSON; left untouched"
         ) from None
     except ValueError as exc:
         raise SettingsError(
-            f"{path} is not valid JSON ({exc}); left untouched: fix it (or remove comments) "
-            "and run this again"
+            f"{shown(path)} is not valid JSON ({exc}); left untouched: fix it (or remove "
+            "comments) and run this again"
         ) from None
     if not isinstance(data, dict):
         raise SettingsError(
-            f"{path} holds a JSON {type(data).__name__}, not an object; left untouched"
+            f"{shown(path)} holds a JSON {type(data).__name__}, not an object; left untouched"
         )
     return data
 
@@ -115,13 +140,19 @@ def style_of(text: str | None) -> Style:
     return Style(indent, ",", key_sep, newline, final, ascii_only, bom)
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def dump(data: dict[str, Any], style: Style) -> str:
+    """`data` in `style`; a lone surrogate (a `\\ud800` escape in the file, which JSON
+    allows) is written back as that escape, since UTF-8 cannot hold it."""
     text = json.dumps(
         data,
         indent=style.indent,
         separators=(style.item_sep, style.key_sep),
         ensure_ascii=style.ascii_only,
     )
+    text = _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
     if style.newline != "\n":
         text = text.replace("\n", style.newline)
     return (BOM if style.bom else "") + text + (style.newline if style.final_newline else "")

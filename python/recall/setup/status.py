@@ -10,6 +10,7 @@ from recall.setup import entries, jsonfile, tomlfile, where
 from recall.setup.apply import files
 from recall.setup.commands import program_of, runnable
 from recall.setup.jsonfile import SettingsError
+from recall.setup.where import shown
 
 
 class AgentStatus(Record):
@@ -39,14 +40,14 @@ def _read(path: Path) -> dict[str, Any]:
 
 def status(agent: str, home: Path) -> AgentStatus:
     paths = files(agent, home)
-    found = AgentStatus(
-        agent, where.agent_dir(agent, home).is_dir(), str(paths["hooks"]), str(paths["mcp"])
+    found = AgentStatus(  # paths as shown: a home that is not UTF-8 cannot go into JSON
+        agent, where.agent_dir(agent, home).is_dir(), shown(paths["hooks"]), shown(paths["mcp"])
     )
     commands: list[str | list[str]] = []
     try:
         data = _read(paths["hooks"])
-        found.hooks = sorted(entries.hooks_present(data))
-        commands += entries.hook_commands(data)
+        found.hooks = sorted(entries.hooks_present(data, agent))
+        commands += entries.hook_commands(data, agent)
     except SettingsError as exc:
         found.problems.append(str(exc))
     try:
@@ -68,6 +69,5 @@ def status(agent: str, home: Path) -> AgentStatus:
     for command in commands:
         program = program_of(command)
         if not program or not runnable(program):
-            shown = command if isinstance(command, str) else " ".join(command)
-            found.broken.append(shown)
+            found.broken.append(shown(command if isinstance(command, str) else " ".join(command)))
     return found

@@ -1,8 +1,13 @@
-"""Codex's `config.toml`: recall's `[mcp_servers.recall]` table, added and removed as text.
+"""Codex's `config.toml`: recall's `[mcp_servers.recall]` table, added, updated and removed.
 
-Python reads TOML but cannot write it, and a rewrite would lose the user's
-comments and layout anyway: recall appends its table at the end and removes
-exactly that table again, so every other byte of the file stays as it was.
+Reading goes through the standard library (`tomllib`, what status and
+doctor need); editing through tomlkit, which keeps every comment and the
+layout of what it does not change. A new table is appended at the end as
+text, so every byte of the user's file stays as it was. Updating after
+recall moved sets `command` and `args` in place: whatever the user added
+to the table (`env`, `startup_timeout_sec`, a comment) stays. Removing takes
+the table out with its sub-tables (`[mcp_servers.recall.env]`), so Codex is
+never left with a server that has no command.
 """
 
 from __future__ import annotations
@@ -13,11 +18,10 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from recall.setup.jsonfile import BOM, SettingsError
+from recall.setup.jsonfile import BOM, SettingsError, too_deep
+from recall.setup.where import shown
 
 TABLE = "mcp_servers.recall"
-_HEADER = re.compile(r'^\s*\[\s*mcp_servers\s*\.\s*(?:recall|"recall")\s*\]\s*(?:#.*)?$')
-_ANY_HEADER = re.compile(r"^\s*\[")
 
 
 def parse(path: Path, text: str | None) -> dict[str, Any]:
@@ -25,8 +29,10 @@ def parse(path: Path, text: str | None) -> dict[str, Any]:
         return {}
     try:
         return tomllib.loads(text.removeprefix(BOM))
+    except RecursionError:
+        raise too_deep(path) from None
     except tomllib.TOMLDecodeError as exc:
-        raise SettingsError(f"{path} is not valid TOML ({exc}); left untouched") from None
+        raise SettingsError(f"{shown(path)} is not valid TOML ({exc}); left untouched") from None
 
 
 def current(data: dict[str, Any]) -> Any:
@@ -45,46 +51,64 @@ def table(program: list[str]) -> str:
     )
 
 
-def _span(lines: list[str]) -> tuple[int, int] | None:
-    """Line indexes [start, end) of the `[mcp_servers.recall]` table, when it is a table of
-    its own (not inline, not dotted keys elsewhere)."""
-    for i, line in enumerate(lines):
-        if _HEADER.match(line):
-            end = i + 1
-            while end < len(lines) and not _ANY_HEADER.match(lines[end]):
-                end += 1
-            while end > i + 1 and not lines[end - 1].strip():
-                end -= 1
-            return i, end
-    return None
+def _document(path: Path, text: str) -> Any:
+    import tomlkit
+    from tomlkit.exceptions import TOMLKitError
+
+    try:
+        return tomlkit.parse(text.removeprefix(BOM))
+    except RecursionError:
+        raise too_deep(path) from None
+    except TOMLKitError as exc:  # tomllib read it, so this is a limit (nesting) of tomlkit's
+        raise SettingsError(f"{shown(path)} cannot be edited ({exc}); left untouched") from None
 
 
-def with_table(text: str | None, program: list[str]) -> str:
-    """`text` with recall's table appended, or replacing recall's older table in place."""
+def _text(text: str, doc: Any) -> str:
+    """The edited document with the original's byte order mark and line endings."""
+    out: str = doc.as_string()
+    if "\r\n" in text and "\n" not in text.replace("\r\n", ""):  # CRLF throughout
+        out = re.sub(r"(?<!\r)\n", "\r\n", out)
+    return (BOM if text.startswith(BOM) else "") + out
+
+
+def with_table(path: Path, text: str | None, program: list[str]) -> str:
+    """`text` with recall's server: appended when absent, else its command and args set in
+    place (the rest of the table kept)."""
     block = table(program)
     if not text:
         return block
-    if "\r\n" in text:  # the file's line endings
-        block = block.replace("\n", "\r\n")
-    lines = text.splitlines(keepends=True)
-    span = _span(lines)
-    if span is not None:
-        start, end = span
-        return "".join(lines[:start]) + block + "".join(lines[end:])
     newline = "\r\n" if "\r\n" in text else "\n"
-    sep = "" if text.endswith("\n") else newline
-    return text + sep + newline + block
+    if current(parse(path, text)) is None:
+        sep = "" if text.endswith("\n") else newline
+        appended = text + sep + newline + block.replace("\n", newline)
+        try:
+            tomllib.loads(appended.removeprefix(BOM))
+            return appended
+        except tomllib.TOMLDecodeError:  # `mcp_servers = { … }` inline: add to it instead
+            pass
+    doc = _document(path, text)
+    servers = doc.setdefault("mcp_servers", {})
+    if not isinstance(servers, dict) or not isinstance(servers.get("recall", {}), dict):
+        raise SettingsError(f"{shown(path)}: mcp_servers is not a table; left untouched")
+    wanted = {"command": program[0], "args": [*program[1:], "mcp"]}
+    if servers.get("recall") is None:
+        servers["recall"] = wanted
+    else:
+        for key, value in wanted.items():
+            if servers["recall"].get(key) != value:  # an equal value keeps its layout
+                servers["recall"][key] = value
+    return _text(text, doc)
 
 
-def without_table(text: str) -> str:
-    """`text` less recall's table and the blank line setup put before it."""
-    lines = text.splitlines(keepends=True)
-    span = _span(lines)
-    if span is None:
+def without_table(path: Path, text: str) -> str:
+    """`text` less recall's server and everything under it (`[mcp_servers.recall.env]`)."""
+    doc = _document(path, text)
+    servers = doc.get("mcp_servers")
+    if not isinstance(servers, dict) or "recall" not in servers:
         return text
-    start, end = span
-    while end < len(lines) and not lines[end].strip():
-        end += 1
-    if end == len(lines) and start > 0 and not lines[start - 1].strip():
-        start -= 1  # the blank line that set the appended table apart
-    return "".join(lines[:start]) + "".join(lines[end:])
+    del servers["recall"]
+    out = _text(text, doc)
+    newline = "\r\n" if "\r\n" in text else "\n"
+    while out.endswith(newline * 2) and not text.endswith(newline * 2):
+        out = out[: -len(newline)]  # the blank line that set the appended table apart
+    return out

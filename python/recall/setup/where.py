@@ -15,6 +15,22 @@ from pathlib import Path
 AGENTS = ("claude", "codex", "gemini")
 
 
+def shown(path: str | os.PathLike[str]) -> str:
+    """A path (or command) fit to print: bytes that are not UTF-8 (a home folder named in
+    Latin-1, kept by Python as `\\udce9`) as `\\xe9`, any other lone surrogate and every
+    control character escaped, so a strict UTF-8 terminal or JSON never ends the command.
+    (`sync.shown` is for file names only: a command read from JSON can hold `\\ud800`.)"""
+    out = []
+    for c in os.fspath(path):
+        if "\udc80" <= c <= "\udcff":
+            out.append(f"\\x{ord(c) - 0xDC00:02x}")
+        elif "\ud800" <= c <= "\udfff":
+            out.append(f"\\u{ord(c):04x}")
+        else:
+            out.append(c if c.isprintable() else repr(c)[1:-1])
+    return "".join(out)
+
+
 def claude_dir(home: Path) -> Path:
     configured = os.environ.get("CLAUDE_CONFIG_DIR", "").split(",")[0].strip()
     return Path(configured).expanduser() if configured else home / ".claude"
