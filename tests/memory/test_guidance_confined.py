@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from clihelp import call, run
-from secretcorpus import db_bytes
 from recall.memory import files
 from recall.memory.files import Source, index_file
 from recall.store import open_reader, open_writer
+from secretcorpus import db_bytes
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symlinks")
 HISTORY = "cd /srv/zebra\nmysql -u root -pRootPw99 zebradb\ngit push\n"
