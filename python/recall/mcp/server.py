@@ -32,6 +32,8 @@ STRUCTURED_SINCE = "2025-06-18"
 """The first version whose tool results carry `structuredContent`."""
 MAX_LINE = 4 * 1024 * 1024
 """A request is a few hundred bytes; a longer line is refused, not parsed."""
+MAX_TOOL_ERROR = 500
+"""Characters of a tool error's text: it may quote a 10,000-character argument back."""
 MAX_DEPTH = 64
 """A request nests three or four levels; a deeper message is refused before any tool sees
 it (Python's own parser gives up, with a RecursionError, near 1000)."""
@@ -130,8 +132,9 @@ class Session:
             found = call_tool(name, args)
         except KeyError:
             raise _RpcError(INVALID_PARAMS, f"Unknown tool: {_shown(name)}") from None
-        except ToolError as exc:
-            return {"content": [{"type": "text", "text": str(exc)}], "isError": True}
+        except ToolError as exc:  # cut: it may quote an argument the model sent
+            text = _shown(str(exc), MAX_TOOL_ERROR)
+            return {"content": [{"type": "text", "text": text}], "isError": True}
         result: dict[str, Any] = {
             "content": [{"type": "text", "text": _dumps(found)}],
             "isError": False,
