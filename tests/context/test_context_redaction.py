@@ -127,3 +127,13 @@ def test_a_secret_cut_by_the_line_limit_leaves_no_part_behind(
     out = done.stdout.decode()
     assert "[session cut-1]" in out and "[REDACTED:" in out
     assert GHP[:12] not in out
+
+
+def test_a_redaction_config_that_cannot_load_means_no_context(recall_home: Path) -> None:
+    """Fail closed: without the user's rules the hook cannot know what to hide, so it
+    prints nothing (and logs why) rather than MEMORY.md as it is."""
+    write_config(recall_home, '[[redact.extra]]\nname = "bad"\npattern = "(a+)+$"\n')
+    (recall_home / "MEMORY.md").write_text(f"# Memory\n\n- CI token {GHP}\n")
+    done = run("context", "--event", "session-start", stdin=b'{"cwd": "/nowhere"}')
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    assert "refused" in (recall_home / "recall.log").read_text()
