@@ -98,7 +98,7 @@ def _mutate(rng: random.Random, msg: dict[str, Any]) -> dict[str, Any]:
         if isinstance(args, dict) and args and where < 0.55:
             args[rng.choice([*args, "extra"])] = _hostile(rng)
         elif where < 0.65:
-            msg["method"] = rng.choice([*SURROGATES, "tools/\ud800", 7, None, "x" * 5000])
+            msg["method"] = rng.choice([*SURROGATES, "tools/\ud800", 7, None, "x" * 5000, "a\nb"])
         elif where < 0.75:
             msg["id"] = rng.choice([*SURROGATES, "\ud800" * 100, 10**40, -7, 0, "", "1"])
         elif where < 0.85 and isinstance(msg.get("params"), dict):

@@ -176,7 +176,9 @@ def _with_id(clean: Any, raw: Any) -> Any:
 
 
 def _shown(text: str, limit: int = 200) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    """`text` (which may quote what the client sent) on one line, at most `limit` long."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def _id_of(message: Any) -> str | int | None:
