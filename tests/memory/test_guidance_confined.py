@@ -70,8 +70,9 @@ def test_a_guidance_symlink_out_of_the_project_is_not_read(
 def test_symlinked_folders_and_agent_folders(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, home: Path
 ) -> None:
-    """Inside the project a link may go anywhere; out of it, only to Markdown in the
-    user's agent folders (a shared ~/.gemini/GEMINI.md, not ~/.claude's credentials)."""
+    """Inside the project a link may go anywhere; out of it, only to a guidance file in
+    the user's agent folders (a shared ~/.gemini/GEMINI.md, not ~/.claude's credentials
+    nor its plans)."""
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "CLAUDE.md").write_text("# Out\n\nzebra notes from outside\n")
@@ -79,12 +80,15 @@ def test_symlinked_folders_and_agent_folders(
     (home / ".gemini" / "GEMINI.md").write_text("# Shared\n\nzebra shared guidance\n")
     (home / ".claude").mkdir()
     (home / ".claude" / ".credentials.json").write_text('{"zebra": "oauth"}\n')
+    (home / ".claude" / "plans").mkdir()
+    (home / ".claude" / "plans" / "quiet-zebra.md").write_text("# Plan\n\nzebra plan\n")
     project = tmp_path / "repo"
     (project / "docs").mkdir(parents=True)
     (project / "docs" / "agents.md").write_text("# Docs\n\nzebra docs inside\n")
     (project / "AGENTS.md").symlink_to("docs/agents.md")
     (project / "GEMINI.md").symlink_to(home / ".gemini" / "GEMINI.md")
     (project / "CLAUDE.local.md").symlink_to(home / ".claude" / ".credentials.json")
+    (project / "CLAUDE.md").symlink_to(home / ".claude" / "plans" / "quiet-zebra.md")
     (project / ".claude").symlink_to(outside)  # so .claude/CLAUDE.md is outside too
     _session_in(capsys, tmp_path, project)
     assert call(capsys, "sync", "-q", "--no-embed")[0] == 0

@@ -43,6 +43,9 @@ GUIDANCE = {
     "GEMINI.md": "gemini",
 }
 """Workspace guidance files in a project's directory, and the agent each is written for."""
+SHARED_NAMES = frozenset({*(Path(name).name for name in GUIDANCE), "MEMORY.md"})
+"""What a guidance file may lead to outside its project, in an agent's folder: another
+guidance file, never the agent's plans, history or credentials."""
 _DAY = re.compile(r"^(\d{4}-\d{2}-\d{2})\.md$")
 
 
@@ -145,7 +148,8 @@ def _agent_folders() -> list[Path]:
 
 def _confined(source: Source) -> Path:
     """The real path to read for `source`: a guidance file must really live inside its
-    project, or be Markdown inside the user's agent folders (a shared `~/.gemini/GEMINI.md`).
+    project, or be a guidance file by name (`SHARED_NAMES`) inside the user's agent
+    folders (a shared `~/.gemini/GEMINI.md`, Claude's project memory).
 
     A repository decides what its AGENTS.md is, and `AGENTS.md -> ~/.bash_history`
     would put the shell history in the index, searchable, served to peers and
@@ -157,7 +161,7 @@ def _confined(source: Source) -> Path:
     real = Path(os.path.realpath(source.path))
     if source.project and real.is_relative_to(os.path.realpath(source.project)):
         return real
-    if real.suffix.lower() == ".md" and any(real.is_relative_to(p) for p in _agent_folders()):
+    if real.name in SHARED_NAMES and any(real.is_relative_to(p) for p in _agent_folders()):
         return real
     raise LeadsOut(f"it leads to {real}, outside the project and the agents' folders")
 
