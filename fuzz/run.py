@@ -32,14 +32,44 @@ REPO = FUZZ.parent
 SHARED = Path(os.environ.get("RECALL_SHARED", REPO.parent / "shared")).resolve()
 TRANSCRIPTS = SHARED / "fixtures" / "transcripts"
 CRASHES = FUZZ / "crashes"
-NAMES = ("rank", "reminders", "adapters", "query")
+NAMES = ("rank", "reminders", "adapters", "query", "mcp")
 TOKENS = [b'"', b"{", b"}", b"[", b"]", b":", b",", b"\n", b"\\", b"\\ud83d", b"\xff", b"\x1e"]
 TOKENS += [b"<system-reminder>", b"</system-reminder>", b'"type"', b'"text"', b'"content"']
 TOKENS += [b'"role":"user"', b'"message"', b"AND", b"NEAR(", b"*", b"-", "日本語".encode()]
+TOKENS += [b"\\ud800", b'"id":', b'"method":"tools/call"', b'"arguments":', b"NaN", b"1e999"]
+MCP_TOOLS = {
+    "search_history": {"query": "retry backoff", "scope": "all", "date_from": "2026-01-01",
+                       "date_to": "2026-12-31", "max_results": 5, "agent": "claude",
+                       "project": "/srv/app"},
+    "show_session": {"session": "s1", "start": 0},
+    "remember": {"text": "the queue is NATS JetStream", "category": "fact", "importance": 7},
+    "search_memories": {"query": "queue", "limit": 3},
+}  # fmt: skip
+"""The `mcp` target's seeds: one call of each tool, as a model would send it."""
+
+
+def mcp_seeds() -> list[bytes]:
+    """Lines a client sends: the handshake, a ping, the tool list and each tool's call."""
+    msgs: list[dict[str, object]] = [
+        {"method": "initialize", "params": {"protocolVersion": "2025-06-18"}},
+        {"method": "ping"},
+        {"method": "tools/list"},
+    ]
+    msgs += [
+        {"method": "tools/call", "params": {"name": name, "arguments": args}}
+        for name, args in MCP_TOOLS.items()
+    ]
+    lines = [
+        json.dumps({"jsonrpc": "2.0", "id": n, **m}).encode() + b"\n" for n, m in enumerate(msgs)
+    ]
+    return [*lines, b"".join(lines)]
 
 
 def seeds(target: str) -> list[bytes]:
-    """Starting inputs: transcript files for adapters, their texts for the rest."""
+    """Starting inputs: transcript files for adapters, client lines for mcp, texts for the
+    rest."""
+    if target == "mcp":
+        return mcp_seeds()
     files = sorted(p for p in TRANSCRIPTS.rglob("*") if p.is_file() and p.suffix != ".md")
     files += sorted((REPO / "python" / "recall" / "demo").glob("*.jsonl"))
     if target == "adapters":
@@ -121,10 +151,19 @@ def libfuzzer(target: str, seconds: float) -> int:
         for n, data in enumerate(seeds(target)):
             Path(corpus, f"seed-{n}").write_bytes(data)
         flags = [f"-max_total_time={int(seconds)}", "-timeout=20", "-max_len=65536"]
+        if target == "mcp":  # JSON-RPC's words: random bytes seldom make a request
+            words = Path(tempfile.gettempdir(), "recall-fuzz-mcp.dict")  # one, rewritten
+            words.write_text("".join(f'"{_dict_entry(t)}"\n' for t in TOKENS), "ascii")
+            flags.append(f"-dict={words}")
         flags += [f"-artifact_prefix={CRASHES}/{target}-", "-print_final_stats=0", corpus]
         atheris.Setup([sys.argv[0], *flags], TARGETS[target])
         atheris.Fuzz()
     return 0
+
+
+def _dict_entry(token: bytes) -> str:
+    """A libFuzzer dictionary entry: printable ASCII as is, other bytes as \\xNN."""
+    return "".join(chr(b) if 32 <= b < 127 and b not in b'"\\' else f"\\x{b:02x}" for b in token)
 
 
 def main() -> int:

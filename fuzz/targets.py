@@ -14,12 +14,22 @@ installed, a seeded mutation loop elsewhere. Properties checked:
   a non-UTF-8 argv), `recall.search.search` over a small store answers: no
   FTS5 error, at most `limit` distinct sessions, JSON that can be written;
   the parser keeps at most `MAX_TERMS` terms.
+- `mcp`: any bytes on `recall mcp`'s stdin (over a small index): the server
+  never raises, writes at most one line per line read, and each is strict
+  JSON in UTF-8, a JSON-RPC 2.0 response with exactly one of result and
+  error, never -32603 (docs/reliability.md, "The MCP server").
 """
 
 from __future__ import annotations
 
+import atexit
+import contextlib
+import io
 import json
+import os
+import shutil
 import sqlite3
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -121,9 +131,71 @@ def query(data: bytes) -> None:
     to_json(out).encode("utf-8")  # the --json output can always be written
 
 
+_MCP_HOME: list[str] = []
+
+
+def _mcp_home() -> None:
+    """A data folder of its own with the sample sessions indexed, made on first use."""
+    if _MCP_HOME:
+        return
+    base = Path(tempfile.gettempdir())
+    for old in base.glob("recall-fuzz-mcp-*"):  # libFuzzer's exit skips clean-up: next run's
+        pid = old.name.rsplit("-", 1)[-1]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(old, ignore_errors=True)
+    home = str(base / f"recall-fuzz-mcp-{os.getpid()}")
+    os.makedirs(home)
+    atexit.register(shutil.rmtree, home, True)
+    os.environ.update(RECALL_HOME=home, RECALL_COMPUTER="fuzzbox")
+    lines = [
+        json.dumps({"session": sid, "role": "user", "text": text, "project": "/srv/app"})
+        for sid, text in _SESSIONS
+    ]
+    Path(home, "import.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    from recall.cli import main
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["ingest", "--format", "jsonl", str(Path(home, "import.jsonl"))]) == 0
+    _MCP_HOME.append(home)
+
+
+def _alive(pid: int) -> bool:
+    """Whether process `pid` still runs (signal 0 checks without sending anything)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
+
+
+def _not_json(name: str) -> None:
+    raise AssertionError(f"{name} in a reply")
+
+
+def mcp(data: bytes) -> None:
+    from recall.mcp.server import serve
+
+    _mcp_home()
+    out = io.BytesIO()
+    serve(io.BytesIO(data), out)
+    replies = out.getvalue().splitlines()
+    assert len(replies) <= data.count(b"\n") + 1, (len(replies), data[:200])
+    for line in replies:
+        doc = json.loads(line.decode("utf-8"), parse_constant=_not_json)
+        for reply in doc if isinstance(doc, list) else [doc]:
+            assert reply["jsonrpc"] == "2.0" and "id" in reply, reply
+            assert ("result" in reply) != ("error" in reply), reply
+            assert "error" not in reply or reply["error"]["code"] != -32603, reply
+
+
 TARGETS: dict[str, Callable[[bytes], None]] = {
     "rank": rank,
     "reminders": reminders,
     "adapters": adapters,
     "query": query,
+    "mcp": mcp,
 }

@@ -115,7 +115,7 @@ def _context(event: str, fmt: str, budget: int, deadline: float) -> str:
     import os
 
     from recall.config import data_dir, db_path
-    from recall.context.gather import Facts, memory_head
+    from recall.context.gather import Facts, memory_head, redacted
     from recall.context.shape import output
 
     payload = _payload(deadline)
@@ -132,7 +132,7 @@ def _context(event: str, fmt: str, budget: int, deadline: float) -> str:
 
         log(f"context --event {event}: no excerpts: {type(exc).__name__}: {exc}")
     facts.memory = memory_head(data_dir() / "MEMORY.md")
-    return output(facts, fmt, event, budget)
+    return output(redacted(facts), fmt, event, budget)
 
 
 def _excerpts(event: str, payload: dict[str, Any], cwd: str) -> Facts:

@@ -51,12 +51,37 @@ def memory_head(path: Path) -> list[str]:
     return lines
 
 
+def redacted(facts: Facts) -> Facts:
+    """`facts` as they may leave recall: every line through the user's redactor.
+
+    The hook sends its text to the agent's model unasked, so it redacts what it
+    emits rather than trust its sources: MEMORY.md is read from disk as it is, and
+    an index built while redaction was off, or before a rule the user added, still
+    holds raw text. MEMORY.md's head is redacted as one text, so a secret spanning
+    lines (a PEM block) goes whole. A configuration error propagates: the hook
+    then prints nothing rather than unredacted text.
+    """
+    from recall.privacy.redaction import current
+
+    redact = current().redact
+    memory = redact("\n".join(facts.memory)).split("\n") if facts.memory else []
+    return Facts(
+        memory=memory,
+        excerpts=[redact(line) for line in facts.excerpts],
+        heading=redact(facts.heading),
+    )
+
+
 def _day(iso: str | None) -> str:
     return iso[:10] if iso else "undated"
 
 
 def _one_line(text: str, limit: int = SNIPPET_CHARS) -> str:
-    flat = " ".join(text.split())
+    """`text` on one line of at most `limit` characters, redacted before it is cut (a cut
+    secret no longer matches its rule, and its head would go out as it is)."""
+    from recall.privacy.redaction import current
+
+    flat = " ".join(current().redact(text).split())
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 

@@ -219,4 +219,7 @@ def _day(value: Any) -> float | None:
 def _next_day(midnight: float) -> float:
     """The end of the day that starts at `midnight` (date_to is inclusive)."""
     day = datetime.fromtimestamp(midnight).astimezone()
-    return (day + timedelta(days=1)).timestamp() - 0.001
+    try:
+        return (day + timedelta(days=1)).timestamp() - 0.001
+    except OverflowError:  # 9999-12-31 has no next day
+        raise ToolError(f"Invalid date_to: {day:%Y-%m-%d} (the last day is 9999-12-30)") from None

@@ -5,6 +5,10 @@ pydantic, starlette, uvicorn and httpx into every install. It answers
 `initialize` (choosing the client's protocol version when we speak it, else
 our newest), `ping`, `tools/list` and `tools/call`; ignores notifications and
 responses; and answers a malformed line with a JSON-RPC error and reads on.
+
+No input ends it (docs/reliability.md): lone surrogates in what it is sent are
+replaced (the id is echoed exactly, escaped), nesting is bounded, NaN is not
+JSON, and a reply that cannot be encoded becomes an error reply.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from recall import __version__
 from recall.mcp.history import history_tools
 from recall.mcp.memory_tools import memory_tools
 from recall.mcp.tools import ToolError, call_tool, list_tools, provide
+from recall.textutil import scrub
 
 provide(history_tools)
 provide(memory_tools)
@@ -27,6 +32,11 @@ STRUCTURED_SINCE = "2025-06-18"
 """The first version whose tool results carry `structuredContent`."""
 MAX_LINE = 4 * 1024 * 1024
 """A request is a few hundred bytes; a longer line is refused, not parsed."""
+MAX_TOOL_ERROR = 500
+"""Characters of a tool error's text: it may quote a 10,000-character argument back."""
+MAX_DEPTH = 64
+"""A request nests three or four levels; a deeper message is refused before any tool sees
+it (Python's own parser gives up, with a RecursionError, near 1000)."""
 
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = (
     -32700,
@@ -53,12 +63,18 @@ class Session:
 
     def handle(self, message: Any) -> dict[str, Any] | list[dict[str, Any]] | None:
         """The reply to one decoded message (a batch gets a list), or None for none."""
-        if isinstance(message, list):
-            if not message:
+        try:
+            clean = _clean(message, MAX_DEPTH)
+        except _TooDeep:
+            too_deep = f"nested deeper than {MAX_DEPTH} levels"
+            return _error(_id_of(message), INVALID_REQUEST, too_deep)
+        if isinstance(clean, list):
+            if not clean:
                 return _error(None, INVALID_REQUEST, "empty batch")
-            replies = [r for m in message if (r := self._one(m)) is not None]
+            pairs = zip(clean, message, strict=True)
+            replies = [r for m, raw in pairs if (r := self._one(_with_id(m, raw))) is not None]
             return replies or None
-        return self._one(message)
+        return self._one(_with_id(clean, message))
 
     def _one(self, message: Any) -> dict[str, Any] | None:
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
@@ -109,15 +125,16 @@ class Session:
             if not isinstance(args, dict):
                 raise _RpcError(INVALID_PARAMS, "arguments must be an object")
             return self._call(name, args)
-        raise _RpcError(METHOD_NOT_FOUND, f"method not found: {method}")
+        raise _RpcError(METHOD_NOT_FOUND, f"method not found: {_shown(method)}")
 
     def _call(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
         try:
             found = call_tool(name, args)
         except KeyError:
-            raise _RpcError(INVALID_PARAMS, f"Unknown tool: {name}") from None
-        except ToolError as exc:
-            return {"content": [{"type": "text", "text": str(exc)}], "isError": True}
+            raise _RpcError(INVALID_PARAMS, f"Unknown tool: {_shown(name)}") from None
+        except ToolError as exc:  # cut: it may quote an argument the model sent
+            text = _shown(str(exc), MAX_TOOL_ERROR)
+            return {"content": [{"type": "text", "text": text}], "isError": True}
         result: dict[str, Any] = {
             "content": [{"type": "text", "text": _dumps(found)}],
             "isError": False,
@@ -133,6 +150,37 @@ class _RpcError(Exception):
         self.code, self.message = code, message
 
 
+class _TooDeep(Exception):
+    pass
+
+
+def _clean(value: Any, room: int) -> Any:
+    """`value` with every string and key scrubbed of lone surrogates (which neither UTF-8,
+    SQLite nor the Rust core can take); _TooDeep past `room` levels of nesting."""
+    if isinstance(value, str):
+        return scrub(value)
+    if isinstance(value, (dict, list)):
+        if room <= 0:
+            raise _TooDeep
+        if isinstance(value, list):
+            return [_clean(v, room - 1) for v in value]
+        return {scrub(k): _clean(v, room - 1) for k, v in value.items()}
+    return value
+
+
+def _with_id(clean: Any, raw: Any) -> Any:
+    """The cleaned message with its id as sent: a reply must carry the exact id."""
+    if isinstance(clean, dict) and isinstance(raw, dict) and "id" in raw:
+        clean["id"] = raw["id"]
+    return clean
+
+
+def _shown(text: str, limit: int = 200) -> str:
+    """`text` (which may quote what the client sent) on one line, at most `limit` long."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
 def _id_of(message: Any) -> str | int | None:
     ident = message.get("id") if isinstance(message, dict) else None
     return ident if isinstance(ident, (str, int)) and not isinstance(ident, bool) else None
@@ -142,9 +190,29 @@ def _error(ident: str | int | None, code: int, message: str) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": ident, "error": {"code": code, "message": message}}
 
 
-def _dumps(obj: Any) -> str:
+def _dumps(obj: Any, ascii_only: bool = False) -> str:
     """Compact JSON on one line (json escapes every newline inside strings)."""
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return json.dumps(obj, ensure_ascii=ascii_only, separators=(",", ":"), allow_nan=False)
+
+
+def _encode(reply: Any) -> bytes:
+    """One reply as one line of UTF-8 JSON, whatever it holds. An id sent with a lone
+    surrogate is echoed escaped (`\\ud800`, so the line is ASCII and the client gets its
+    id back); a reply JSON cannot carry (NaN) becomes an error reply with its id."""
+    try:
+        try:
+            return _dumps(reply).encode("utf-8") + b"\n"
+        except UnicodeEncodeError:
+            return _dumps(reply, ascii_only=True).encode("ascii") + b"\n"
+    except (ValueError, TypeError, RecursionError) as exc:
+        ident = _id_of(reply)
+        sys.stderr.write(f"recall mcp: reply not encodable: {type(exc).__name__}: {exc}\n")
+        failed = _error(ident, INTERNAL_ERROR, f"reply not encodable: {type(exc).__name__}")
+        return _dumps(failed, ascii_only=True).encode("ascii") + b"\n"
+
+
+def _not_json(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
 
 
 def serve(stdin: IO[bytes], stdout: IO[bytes]) -> None:
@@ -165,14 +233,24 @@ def serve(stdin: IO[bytes], stdout: IO[bytes]) -> None:
             elif not line.strip():
                 continue
             else:
-                try:
-                    message = json.loads(line)
-                except ValueError as exc:  # also bad UTF-8
-                    reply = _error(None, PARSE_ERROR, f"not JSON: {exc}")
-                else:
-                    reply = session.handle(message)
+                reply = _reply(session, line)
             if reply is not None:
-                stdout.write(_dumps(reply).encode("utf-8") + b"\n")
+                stdout.write(_encode(reply))
                 stdout.flush()
     finally:
         sys.stdout = real_stdout
+
+
+def _reply(session: Session, line: bytes) -> Any:
+    """The reply to one line; never raises (a bug is an internal error, and logged)."""
+    try:
+        message = json.loads(line, parse_constant=_not_json)
+    except ValueError as exc:  # also bad UTF-8, NaN, an int of 5000 digits
+        return _error(None, PARSE_ERROR, f"not JSON: {_shown(str(exc))}")
+    except RecursionError:
+        return _error(None, PARSE_ERROR, f"not JSON: nested deeper than {MAX_DEPTH} levels")
+    try:
+        return session.handle(message)
+    except Exception as exc:
+        sys.stderr.write(f"recall mcp: {type(exc).__name__}: {exc}\n")
+        return _error(_id_of(message), INTERNAL_ERROR, f"{type(exc).__name__}")

@@ -51,12 +51,27 @@ def list_tools() -> list[Tool]:
     return [tool for provider in PROVIDERS for tool in provider()]
 
 
+MAX_ARGUMENT = 10_000
+"""Characters in one string argument. A model sends a few words; a longer value is
+refused in words (SQLite refuses a LIKE pattern over 50 KB as an internal error)."""
+
+
 def call_tool(name: str, args: dict[str, Any]) -> dict[str, Any]:
     """Run tool `name`; KeyError when no listed tool has that name."""
     for tool in list_tools():
         if tool.name == name:
+            _check_lengths(args)
             return _guarded(tool, args)
     raise KeyError(name)
+
+
+def _check_lengths(args: dict[str, Any]) -> None:
+    for key, value in args.items():
+        if isinstance(value, str) and len(value) > MAX_ARGUMENT:
+            shown = key if len(key) <= 40 else key[:39] + "…"
+            raise ToolError(
+                f"Parameter '{shown}' is too long: {len(value)} characters, at most {MAX_ARGUMENT}"
+            )
 
 
 def _guarded(tool: Tool, args: dict[str, Any]) -> dict[str, Any]:

@@ -43,6 +43,9 @@ GUIDANCE = {
     "GEMINI.md": "gemini",
 }
 """Workspace guidance files in a project's directory, and the agent each is written for."""
+SHARED_NAMES = frozenset({*(Path(name).name for name in GUIDANCE), "MEMORY.md"})
+"""What a guidance file may lead to outside its project, in an agent's folder: another
+guidance file, never the agent's plans, history or credentials."""
 _DAY = re.compile(r"^(\d{4}-\d{2}-\d{2})\.md$")
 
 
@@ -130,6 +133,39 @@ def _read(path: Path) -> bytes:
         return fh.read(MAX_FILE + 1)[:MAX_FILE]
 
 
+class LeadsOut(OSError):
+    """A guidance file whose real path is outside its project and the agents' folders."""
+
+
+def _agent_folders() -> list[Path]:
+    """The user's agent folders, real paths: each agent's home (`~/.claude`, `~/.codex`,
+    `~/.gemini`, or where their variables move them) and Claude's configured roots."""
+    from recall.agents import ADAPTERS
+
+    homes = [root.parent for a in ADAPTERS.values() for root in a.default_roots()]
+    return [Path(os.path.realpath(p)) for p in [*homes, *_claude_roots()]]
+
+
+def _confined(source: Source) -> Path:
+    """The real path to read for `source`: a guidance file must really live inside its
+    project, or be a guidance file by name (`SHARED_NAMES`) inside the user's agent
+    folders (a shared `~/.gemini/GEMINI.md`, Claude's project memory).
+
+    A repository decides what its AGENTS.md is, and `AGENTS.md -> ~/.bash_history`
+    would put the shell history in the index, searchable, served to peers and
+    injected into every project's context. The real path is opened, not the link, so
+    the link cannot be turned elsewhere between the check and the read. OSError when
+    the file leads out."""
+    if source.kind != "guidance":
+        return source.path
+    real = Path(os.path.realpath(source.path))
+    if source.project and real.is_relative_to(os.path.realpath(source.project)):
+        return real
+    if real.name in SHARED_NAMES and any(real.is_relative_to(p) for p in _agent_folders()):
+        return real
+    raise LeadsOut(f"it leads to {real}, outside the project and the agents' folders")
+
+
 def stored_name(path: Path) -> str:
     """How the index names a file: its path, secrets redacted (as transcripts' paths)."""
     return current().redact(str(path))
@@ -138,7 +174,7 @@ def stored_name(path: Path) -> str:
 def index_file(store: Store, source: Source) -> Written:
     """Index one file; an unchanged file costs a read and a hash. Raises OSError when it
     cannot be read (the caller decides whether that removes the source)."""
-    data = _read(source.path)
+    data = _read(_confined(source))
     digest = sha1_hex(data)
     name = stored_name(source.path)
     row = store.conn.execute("SELECT hash FROM files WHERE path = ?", (name,)).fetchone()
@@ -227,6 +263,7 @@ def sync_files(store: Store, embed: bool = True) -> FilesReport:
     With `embed`, memories and chunks still without a vector get one (when a model is present)."""
     report = FilesReport()
     wanted: set[str] = set()
+    led_out: set[str] = set()
     for source in _own_sources() + _project_sources(store.conn):
         if not source.path.is_file():
             continue
@@ -235,13 +272,20 @@ def sync_files(store: Store, embed: bool = True) -> FilesReport:
         except OSError as exc:
             log(f"sync: passed over {source.path}: {exc}")
             report.passed_over.append(str(source.path))
+            if isinstance(exc, LeadsOut):
+                led_out.add(stored_name(source.path))
             continue
         wanted.add(stored_name(source.path))
         report.files += 1
         report.changed += written.changed
         report.chunks_written += written.inserted + written.updated + written.deleted
     known = [r[0] for r in store.conn.execute("SELECT path FROM files")]
-    report.removed = remove(store, [n for n in known if n not in wanted])
+    gone = [n for n in known if n not in wanted]
+    report.removed = remove(store, gone)
+    if led_out.intersection(gone):
+        from recall.privacy.forget import compact
+
+        compact(store)  # what an older recall read through the link leaves the file too
     if embed:
         embed_quietly(store)
     return report
