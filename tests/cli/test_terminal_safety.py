@@ -57,3 +57,13 @@ def test_printable_keeps_text_newlines_and_tabs() -> None:
     assert printable("a\tb\nc ✓ é") == "a\tb\nc ✓ é"
     assert printable("x\x1b[31my\x1b[0m\rz\x00") == "xyz"
     assert printable("p\x1bP1;2|data\x1b\\q") == "pq"
+
+
+def test_printable_drops_bidi_controls() -> None:
+    """Overrides and isolates reorder a line on screen ("gnp.exe" shown as "exe.png")."""
+    from recall.textutil import one_line, printable
+
+    tricks = "a\u202eb\u202ac\u2066d\u2067e\u2068f\u2069g\u200eh\u200fi\u061cj\u202bk\u202dl"
+    assert printable(tricks) == "abcdefghijkl"
+    assert one_line(tricks) == "abcdefghijkl"
+    assert printable("שלום world ✓") == "שלום world ✓"  # right-to-left text itself stays
