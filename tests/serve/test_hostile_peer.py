@@ -374,3 +374,25 @@ def test_sigterm_stops_the_daemon_while_a_client_reads_slowly(tmp_path: Path) ->
     assert got < 8_000_000  # it was cut off, not sent whole
     assert not (d.home / "serve.json").exists()
     assert "1 request(s) still in flight after 2s: cut off" in d.log_text()
+
+
+def test_a_peers_memories_files_and_unknown_sources_print_or_are_one_error(
+    tmp_path: Path, peers: Callable[[str, Answer], Peer], capsys: pytest.CaptureFixture[str]
+) -> None:
+    _local_index(tmp_path, capsys)
+    base = {"agent": "recall", "project": None, "computer": "x", "title": "MEMORY.md"}
+    base |= {"date": "2026-01-01T00:00:00+00:00", "score": 1.0, "snippet": "zebrafish notes"}
+    memory = {**base, "session_id": "m1", "source": "memory", "memory_id": "7"}
+    memory |= {"category": "fact", "importance": 8}
+    file = {**base, "session_id": "f1", "source": "file", "path": "/far/MEMORY.md"}
+    answer = {"query": "zebrafish", "found": 2, "errors": [], "results": [memory, file]}
+    peers("mem", reply(json.dumps(answer).encode()))
+    odd = {**answer, "results": [{**base, "session_id": "o1", "source": "telepathy"}]}
+    peers("odd", reply(json.dumps(odd).encode()))
+    code, out, err = call(capsys, "search", "zebrafish", "--computer", "mem", "odd", "local")
+    assert code == 0, err
+    assert "memory 7 [fact, importance 8]" in out and "[/far/MEMORY.md]" in out
+    assert "here-1"[:6] in out or out.count("zebrafish") >= 3
+    assert err.strip().splitlines() == [
+        "recall: odd: the answer does not fit: unknown source 'telepathy'"
+    ]
