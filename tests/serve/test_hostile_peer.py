@@ -310,6 +310,15 @@ def test_a_stranger_on_a_stale_daemon_port_never_gets_the_token(
     assert stranger.heads, "the stranger was asked nothing: the test proves nothing"
     sent = b"".join(stranger.heads)
     assert token.encode() not in sent and b"Authorization" not in sent
+    # one that refuses everything with 400 cannot make the search a usage error either
+    refuser = Peer(reply(b'{"error": "you typed it wrong"}', status="400 Bad Request"))
+    try:
+        state["port"] = refuser.port
+        (recall_home / "serve.json").write_text(json.dumps(state))
+        assert ask_daemon(SearchRequest(q="anything", mode="hybrid")) is None
+    finally:
+        refuser.close()
+    assert refuser.heads and token.encode() not in b"".join(refuser.heads)
 
 
 def test_the_daemon_is_dialled_where_it_bound_and_proves_itself(

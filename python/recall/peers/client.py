@@ -208,13 +208,17 @@ class Target:
 
         assert self.token is not None
         nonce = new_challenge()
-        reply = self.request(HEALTH, extra={CHALLENGE_HEADER: nonce}, send_token=False)
+        refused = PeerError("the listener did not prove it is this computer's daemon")
+        try:  # whatever it answered, it is not our daemon's answer: no other error is shown
+            reply = self.request(HEALTH, extra={CHALLENGE_HEADER: nonce}, send_token=False)
+        except PeerError:
+            raise refused from None
         try:
             shown = reply.response.getheader(PROOF_HEADER) or ""
         finally:
             reply.close()
         if not hmac.compare_digest(shown.strip(), proof(self.token, nonce, self.port)):
-            raise PeerError("the listener did not prove it is this computer's daemon")
+            raise refused
         self.proven = True
 
     def get_json(self, path: str, params: list[tuple[str, str]] | None = None) -> Any:
@@ -249,6 +253,10 @@ class Target:
                     return
                 yield chunk
         except (OSError, http.client.HTTPException):
+            if reply.watchdog.fired:
+                raise PeerError(
+                    f"the transfer stalled: under 64 KiB in {self.timeout:g}s"
+                ) from None
             raise PeerError("the transfer was cut off") from None
         finally:
             reply.close()
