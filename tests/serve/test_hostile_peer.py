@@ -259,15 +259,20 @@ def test_a_peers_lone_surrogate_or_bad_answer_never_ends_the_search(
     peers("wrongshape", reply(b'{"results": [{"session_id": 5, "score": "high"}]}'))
     peers("notalist", reply(b'{"results": {"a": 1}}'))
     peers("deep", reply(b'{"results": ' + b"[" * 50_000 + b"]" * 50_000 + b"}"))
-    names = ["halfemoji", "wrongshape", "notalist", "deep", "local"]
+    nan = json.dumps({**json.loads(body), "results": [{**result, "score": float("nan")}]})
+    peers("nan", reply(nan.encode()))  # json.loads takes NaN; --json output cannot
+    huge = json.dumps({**json.loads(body), "results": [{**result, "score": 1.0}]})
+    peers("huge", reply(huge.replace('"score": 1.0', '"score": 1e999').encode()))
+    names = ["halfemoji", "wrongshape", "notalist", "deep", "nan", "huge", "local"]
     done = run("search", "zebrafish", "--computer", *names, "--json")
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     assert {r["computer"] for r in data["results"]} == {"testbox", "halfemoji"}, (data, done.stderr)
     far = next(r for r in data["results"] if r["computer"] == "halfemoji")
     assert far["title"] == "zebrafish \ufffd half an emoji" and "\ufffd zebrafish" in far["snippet"]
-    assert sorted(e["computer"] for e in data["errors"]) == ["deep", "notalist", "wrongshape"]
-    assert b"Traceback" not in done.stderr and len(done.stderr.splitlines()) == 3
+    errors = sorted(e["computer"] for e in data["errors"])
+    assert errors == ["deep", "huge", "nan", "notalist", "wrongshape"]
+    assert b"Traceback" not in done.stderr and len(done.stderr.splitlines()) == 5
     text = run("search", "zebrafish", "--computer", *names)
     assert text.returncode == 0, text.stderr
     assert b"here-1"[:6] in text.stdout or b"zebrafish" in text.stdout

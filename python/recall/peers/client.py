@@ -12,6 +12,7 @@ import contextlib
 import hmac
 import http.client
 import json
+import math
 import socket
 import ssl
 import threading
@@ -264,14 +265,26 @@ class Target:
 
 def parse_json(body: bytes) -> Any:
     """A peer's JSON answer, its strings' lone surrogates replaced (no print or core call
-    can take one) and its depth checked; PeerError when it is not such JSON."""
+    can take one) and its depth checked; PeerError when it is not such JSON, or holds a
+    number that is not finite (which `--json` could not print)."""
     try:
-        data = json.loads(body)
+        data = json.loads(body, parse_constant=_no_constant, parse_float=_finite)
     except RecursionError:
         raise PeerError("the answer is nested too deeply") from None
     except ValueError:
         raise PeerError("the answer is not JSON") from None
     return _cleaned(data, 0)
+
+
+def _no_constant(name: str) -> float:
+    raise ValueError(f"{name} is not JSON")  # NaN, Infinity: no JSON recall writes holds them
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):  # 1e999
+        raise ValueError("a number out of range")
+    return value
 
 
 def _cleaned(value: Any, depth: int) -> Any:
