@@ -172,6 +172,19 @@ def test_a_dripping_peer_cannot_hang_show_raw_json_or_peers_test(
                 _one_clean_line(err)
 
 
+def test_an_answer_shorter_than_its_content_length_is_cut_off(
+    peers: Callable[[str, Answer], Peer], capsys: pytest.CaptureFixture[str]
+) -> None:
+    head = b"HTTP/1.0 200 OK\r\nRecall-API: 1\r\nContent-Length: 5000\r\n\r\n"
+    peers("short", lambda h, conn, stop: conn.sendall(head + b'{"session_id": "s1"}\n'))
+    for argv in (
+        ("show", "s1", "--raw", "--computer", "short"),
+        ("show", "s1", "--computer", "short"),
+    ):
+        code, _out, err, _ = _timed(capsys, *argv)
+        assert code == 1 and "cut off" in err, (argv, err)
+
+
 # --- item 11: a peer's text is filtered ------------------------------------------------------
 
 

@@ -237,6 +237,8 @@ class Target:
             reply.close()
         if reply.watchdog.fired:  # shut down mid-read: what came is only part of it
             raise PeerError(f"no answer within {self.timeout:g}s")
+        if reply.response.length:  # fewer bytes than Content-Length: http.client says nothing
+            raise PeerError("the answer was cut off")
         if len(body) > MAX_JSON:
             raise PeerError("the answer is too large")
         return parse_json(body)
@@ -251,6 +253,8 @@ class Target:
                 if reply.watchdog.fired:
                     raise PeerError(f"the transfer stalled: under 64 KiB in {self.timeout:g}s")
                 if not chunk:
+                    if reply.response.length:  # fewer bytes than Content-Length
+                        raise PeerError("the transfer was cut off")
                     return
                 yield chunk
         except (OSError, http.client.HTTPException):
