@@ -10,7 +10,6 @@ the status, never a header, a query string or a path as sent.
 
 from __future__ import annotations
 
-import contextlib
 import io
 import ipaddress
 import json
@@ -32,7 +31,7 @@ from recall.peers.auth import CHALLENGE_HEADER, PROOF_HEADER, check_bearer, proo
 from recall.peers.protocol import API_HEADER, API_VERSION, HEALTH, MIRRORS, SEARCH, TOKEN_PARAMS
 from recall.record import Record
 from recall.serve import routes
-from recall.serve.bounded import RESPONSE_TIMEOUT, HeadReader, HeadTooLarge
+from recall.serve.bounded import RESPONSE_TIMEOUT, HeadReader, HeadTooLarge, InFlight
 
 BROWSER_HEADERS = ("Origin", "Sec-Fetch-Site", "Sec-Fetch-Mode")
 _BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
@@ -331,8 +330,7 @@ class Server(ThreadingHTTPServer):
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.slots = threading.BoundedSemaphore(settings.max_connections)
-        self.active: dict[threading.Thread, socket.socket] = {}
-        self.active_lock = threading.Lock()
+        self.in_flight = InFlight()
         infos = socket.getaddrinfo(settings.host, settings.port, type=socket.SOCK_STREAM)
         self.address_family = infos[0][0]
         host, port = str(infos[0][4][0]), int(infos[0][4][1])
@@ -364,37 +362,16 @@ class Server(ThreadingHTTPServer):
             raise
 
     def process_request_thread(self, request: Any, client_address: Any) -> None:
-        me = threading.current_thread()
-        with self.active_lock:
-            self.active[me] = request
+        self.in_flight.add(request)
         try:
             super().process_request_thread(request, client_address)
         finally:
-            with self.active_lock:
-                self.active.pop(me, None)
+            self.in_flight.remove()
             self.slots.release()
 
-    def drain(self, grace: float, join_s: float = 5.0) -> int:
-        """Wait up to `grace` seconds for the requests in flight, then shut their sockets
-        (a blocked send or read fails at once) and wait up to `join_s` for their threads;
-        returns how many were cut off."""
-        deadline = time.monotonic() + grace
-        while time.monotonic() < deadline:
-            with self.active_lock:
-                if not self.active:
-                    return 0
-            time.sleep(0.05)
-        with self.active_lock:
-            left = list(self.active.items())
-        for _, sock in left:
-            with contextlib.suppress(
-                OSError
-            ):  # the plain socket's shutdown: an SSL one would try to send first
-                socket.socket.shutdown(sock, socket.SHUT_RDWR)
-        until = time.monotonic() + join_s
-        for thread, _ in left:
-            thread.join(max(0.0, until - time.monotonic()))
-        return len(left)
+    def drain(self, grace: float) -> int:
+        """`bounded.InFlight.drain` over this server's requests: how many were cut off."""
+        return self.in_flight.drain(grace)
 
     def refuse(self, request: socket.socket) -> None:
         """Too many connections: a plain client gets 429 at once, a TLS one a closed socket."""
