@@ -248,7 +248,7 @@ def test_peers_test_takes_only_a_health_answer_of_the_right_shape(
     peers("odd", reply(json.dumps(odd).encode()))
     long = {"ok": True, "api": 1, "version": "9" * 100_000, "computer": "far", "sessions": 2}
     peers("long", reply(json.dumps(long).encode()))
-    code, out, err, _ = _timed(capsys, "peers", "test", "odd", "long")
+    code, out, _err, _ = _timed(capsys, "peers", "test", "odd", "long")
     lines = out.splitlines()
     assert code == 1 and "FAIL  the answer does not fit" in lines[0], out
     assert lines[1].startswith("long") and " ok " in lines[1] and len(lines[1]) < 200, lines[1]
