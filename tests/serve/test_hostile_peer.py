@@ -1,14 +1,12 @@
-"""Peers that lie: tiny servers on 127.0.0.1 that drip, nest, send lone surrogates and
-terminal escapes, or hold a dead daemon's port. Whatever they do, a command ends within
-its deadline with one clean line, other computers' results still print, and the token
-stays with its owner (docs/serve.md, "The security model")."""
+"""Peers that lie: tiny servers on 127.0.0.1 (`peerhelp`) that drip, nest, send lone
+surrogates, NaN and terminal escapes. Whatever they do, a command ends within its
+deadline with one clean line, and other computers' results still print (docs/serve.md,
+"What a peer can do to the asking computer")."""
 
 from __future__ import annotations
 
 import json
 import os
-import socket
-import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -16,84 +14,9 @@ from pathlib import Path
 import pytest
 
 from clihelp import call, run
+from peerhelp import Answer, Peer, drip, reply
 
-LIFETIME_S = 25.0
-"""No hostile peer lives longer: a test that would hang on old code ends by itself."""
 BAD = "\x1b]52;c;cHduZWQ=\x07\x1b]0;title\x07\x1b[2J\x9b2J\u202egnp.exe\u2066x\u2069"
-
-Answer = Callable[[bytes, socket.socket, threading.Event], None]
-
-
-class Peer:
-    """A server on 127.0.0.1 answering every request with `answer`; it records each
-    request head it received."""
-
-    def __init__(self, answer: Answer) -> None:
-        self.answer = answer
-        self.heads: list[bytes] = []
-        self.stop = threading.Event()
-        self.sock = socket.create_server(("127.0.0.1", 0))
-        self.sock.settimeout(0.1)
-        self.port = int(self.sock.getsockname()[1])
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.thread = threading.Thread(target=self._loop, daemon=True)
-        self.thread.start()
-
-    def _loop(self) -> None:
-        ends = time.monotonic() + LIFETIME_S
-        while not self.stop.is_set() and time.monotonic() < ends:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                continue
-            threading.Thread(target=self._one, args=(conn,), daemon=True).start()
-        self.stop.set()
-        self.sock.close()
-
-    def _one(self, conn: socket.socket) -> None:
-        conn.settimeout(5)
-        head = b""
-        try:
-            while b"\r\n\r\n" not in head and len(head) < 65536:
-                chunk = conn.recv(4096)
-                if not chunk:
-                    break
-                head += chunk
-            self.heads.append(head)
-            self.answer(head, conn, self.stop)
-        except OSError:
-            pass
-        finally:
-            conn.close()
-
-    def close(self) -> None:
-        self.stop.set()
-        self.thread.join(5)
-
-
-def reply(body: bytes, status: str = "200 OK", api: str = "1") -> Answer:
-    def answer(head: bytes, conn: socket.socket, stop: threading.Event) -> None:
-        conn.sendall(
-            f"HTTP/1.0 {status}\r\nRecall-API: {api}\r\n".encode()
-            + b"Content-Type: application/json\r\n\r\n"
-            + body
-        )
-
-    return answer
-
-
-def drip(before: bytes, rest: bytes) -> Answer:
-    """`before` at once, then `rest` a byte every 50 ms, over and over, until stopped."""
-
-    def answer(head: bytes, conn: socket.socket, stop: threading.Event) -> None:
-        conn.sendall(before)
-        while not stop.is_set():
-            for byte in rest:
-                if stop.wait(0.05):
-                    return
-                conn.sendall(bytes([byte]))
-
-    return answer
 
 
 @pytest.fixture
@@ -303,117 +226,6 @@ def test_a_peers_lone_surrogate_or_bad_answer_never_ends_the_search(
     assert text.returncode == 0, text.stderr
     assert b"here-1"[:6] in text.stdout or b"zebrafish" in text.stdout
     assert text.stdout.decode("utf-8").count("zebrafish") >= 2  # both results printed
-
-
-# --- item 3: the token goes only to our daemon ------------------------------------------------
-
-
-def _stranger() -> Answer:
-    """Anything on the port, answering like a recall daemon would, token or not."""
-    health = b'{"ok": true, "api": 1, "version": "0", "computer": "testbox", "sessions": 1}'
-    search = b'{"query": "q", "found": 0, "results": [], "errors": []}'
-
-    def answer(head: bytes, conn: socket.socket, stop: threading.Event) -> None:
-        body = health if b" /api/health" in head else search
-        conn.sendall(b"HTTP/1.0 200 OK\r\nRecall-API: 1\r\n\r\n" + body)
-
-    return answer
-
-
-def test_a_stranger_on_a_stale_daemon_port_never_gets_the_token(
-    recall_home: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from recall.peers.auth import make_token
-    from recall.peers.protocol import SearchRequest
-    from recall.peers.warm import ask_daemon, local_daemon
-
-    monkeypatch.setenv("RECALL_EMBEDDING", "local")  # a search that may use the daemon
-    token = make_token()[0].read_text().strip()
-    stranger = Peer(_stranger())
-    try:
-        state = {"pid": os.getpid(), "host": "127.0.0.1", "port": stranger.port, "scheme": "http"}
-        (recall_home / "serve.json").write_text(json.dumps(state))
-        assert local_daemon() is not None  # serve.json looks alive: its pid runs
-        assert ask_daemon(SearchRequest(q="anything", mode="hybrid")) is None  # in-process
-        assert ask_daemon(SearchRequest(q="anything", mode="semantic")) is None
-    finally:
-        stranger.close()
-    assert stranger.heads, "the stranger was asked nothing: the test proves nothing"
-    sent = b"".join(stranger.heads)
-    assert token.encode() not in sent and b"Authorization" not in sent
-    # one that refuses everything with 400 cannot make the search a usage error either
-    refuser = Peer(reply(b'{"error": "you typed it wrong"}', status="400 Bad Request"))
-    try:
-        state["port"] = refuser.port
-        (recall_home / "serve.json").write_text(json.dumps(state))
-        assert ask_daemon(SearchRequest(q="anything", mode="hybrid")) is None
-    finally:
-        refuser.close()
-    assert refuser.heads and token.encode() not in b"".join(refuser.heads)
-
-
-def test_the_daemon_is_dialled_where_it_bound_and_proves_itself(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from daemons import serve_one
-    from recall.config import forget_loaded
-    from recall.peers.protocol import HEALTH
-    from recall.peers.warm import local_daemon
-
-    d = serve_one(
-        tmp_path,
-        "box",
-        [{"session": "s1", "role": "user", "text": "hi"}],
-        '[serve]\nhost = "127.0.0.2"\n',
-    )
-    try:
-        monkeypatch.setenv("RECALL_HOME", str(d.home))
-        forget_loaded()
-        daemon = local_daemon()
-        assert daemon is not None and daemon.host == "127.0.0.2"
-        assert daemon.get_json(HEALTH)["sessions"] == 1  # proved, then given the token
-        assert daemon.proven
-    finally:
-        assert d.stop() == 0
-
-
-# --- item 16: SIGTERM ends the daemon, however slowly a client reads -------------------------
-
-
-def test_sigterm_stops_the_daemon_while_a_client_reads_slowly(tmp_path: Path) -> None:
-    from daemons import serve_one
-
-    big = [
-        {"session": "big", "role": "user", "text": f"part {i} " + "w" * 2_000_000} for i in range(4)
-    ]
-    d = serve_one(tmp_path, "box", big, "[serve]\nrequest_timeout = 2\n")
-    sock = socket.socket()
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-    sock.settimeout(10)
-    sock.connect(("127.0.0.1", d.port))
-    got = 0
-    try:
-        sock.sendall(
-            f"GET /api/mirrors/big HTTP/1.0\r\nHost: localhost\r\nAuthorization: Bearer {d.token}\r\n\r\n".encode()
-        )
-        got += len(sock.recv(4096))
-        d.proc.terminate()
-        stopped_at = time.monotonic()
-        ends = stopped_at + 20  # reading 20 KiB/s keeps the daemon's every send under its timeout
-        while d.proc.poll() is None and time.monotonic() < ends:
-            chunk = sock.recv(1024)
-            if not chunk:
-                break
-            got += len(chunk)
-            time.sleep(0.05)
-        code = d.proc.wait(30)
-        took = time.monotonic() - stopped_at
-    finally:
-        sock.close()
-    assert code == 0 and took < 10, (code, took)
-    assert got < 8_000_000  # it was cut off, not sent whole
-    assert not (d.home / "serve.json").exists()
-    assert "1 request(s) still in flight after 2s: cut off" in d.log_text()
 
 
 def test_a_peers_memories_files_and_unknown_sources_print_or_are_one_error(
