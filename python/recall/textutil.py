@@ -12,14 +12,17 @@ _ESCAPE = (
     r"|\x1b[ -/]*[0-~]?"
 )
 """A terminal escape sequence: OSC/DCS/APC strings (to BEL or ST), CSI, or a short ESC one."""
-_NOISE = re.compile(_ESCAPE + r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]|`+")
-_CONTROL = re.compile(_ESCAPE + r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+"""Bidirectional marks, embeddings, overrides and isolates: they reorder what a terminal
+shows (`tests/cli/test_terminal_safety.py`), so text could read other than it is."""
+_NOISE = re.compile(_ESCAPE + rf"|[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}]|`+")
+_CONTROL = re.compile(_ESCAPE + rf"|[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}]")
 
 
 def printable(text: str, keep: str = "") -> str:
     """`text` safe to print on a terminal: escape sequences (which could set the
-    clipboard, retitle the window or clear the screen) and C0/C1 control characters
-    dropped, except newline, tab and the characters in `keep`."""
+    clipboard, retitle the window or clear the screen), C0/C1 control characters and
+    bidirectional controls dropped, except newline, tab and the characters in `keep`."""
     if text.isprintable():
         return text
     return _CONTROL.sub(lambda m: m.group() if m.group() in keep else "", text)

@@ -39,8 +39,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"recall {__version__} ({_accel.IMPL} core: {_accel.IMPL_REASON})")
             return 0
         return int(args.run(args))
-    except RecallError as exc:
-        sys.stderr.write(f"recall: {exc}\n")
+    except RecallError as exc:  # it may quote a peer, a summariser, a file: printable
+        from recall.textutil import printable
+
+        sys.stderr.write(f"recall: {printable(str(exc))}\n")
         return exc.exit_code
     except KeyboardInterrupt:
         sys.stderr.write("recall: interrupted\n")

@@ -3,6 +3,12 @@
 A request's `Authorization: Bearer …` value is hashed and compared with the
 configured hash by `hmac.compare_digest`, over bytes, so neither the length
 nor the content of a wrong token shows in the response time.
+
+Before the CLI hands the token to the daemon serve.json names, the listener
+proves it holds the token too: the CLI sends a fresh random challenge to
+health, the daemon answers with an HMAC of it keyed by the token and bound to
+the port it listens on (`proof`). A process that took a dead daemon's port,
+or relays to a daemon on another port, cannot answer, and gets no token.
 """
 
 from __future__ import annotations
@@ -15,6 +21,9 @@ from pathlib import Path
 
 from recall import config
 from recall.errors import ConfigError
+
+CHALLENGE_HEADER = "Recall-Challenge"
+PROOF_HEADER = "Recall-Proof"
 
 
 def token_path() -> Path:
@@ -63,3 +72,20 @@ def check_bearer(header: str | None, expected_hex: str) -> bool:
     presented = value.strip().encode("latin-1", "replace")  # headers arrive as latin-1 text
     want = bytes.fromhex(expected_hex)
     return hmac.compare_digest(hashlib.sha256(presented).digest(), want)
+
+
+def new_challenge() -> str:
+    return secrets.token_hex(16)
+
+
+def valid_challenge(text: str | None) -> bool:
+    """Whether a challenge header is one `new_challenge` could make (32–128 hex digits)."""
+    if not text or not 32 <= len(text) <= 128:
+        return False
+    return all(c in "0123456789abcdef" for c in text)
+
+
+def proof(token: str, challenge: str, port: int) -> str:
+    """What only a holder of `token` listening on `port` answers to `challenge`."""
+    message = f"recall-daemon-proof\n{challenge}\n{port}".encode("ascii")
+    return hmac.new(token.encode("ascii"), message, hashlib.sha256).hexdigest()

@@ -7,6 +7,7 @@ for another major version is refused with 400 naming the one served.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import math
 import os
@@ -135,16 +136,20 @@ class DaemonState(Record):
     pid: int
     port: int
     scheme: str
+    host: str = "127.0.0.1"
+    """The address it bound (an IP literal; a serve.json from before it was written: loopback)."""
 
 
 def running_daemon() -> DaemonState | None:
     """The daemon serve.json names, unless that process is gone (a SIGKILL leaves the file)."""
     try:
         raw = json.loads(state_path().read_text(encoding="utf-8"))
-        state = DaemonState(int(raw["pid"]), int(raw["port"]), str(raw["scheme"]))
-    except (OSError, ValueError, KeyError, TypeError):
+        host = str(raw.get("host") or "127.0.0.1")
+        state = DaemonState(int(raw["pid"]), int(raw["port"]), str(raw["scheme"]), host)
+        ipaddress.ip_address(host.split("%")[0])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
-    if state.scheme not in ("http", "https"):
+    if state.scheme not in ("http", "https") or not 0 < state.port < 65536:
         return None
     if sys.platform != "win32":  # os.kill(pid, 0) would terminate it on Windows
         try:

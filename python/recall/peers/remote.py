@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from recall.errors import NotFoundError, RecallError
-from recall.peers.client import PeerError, mirror_path
+from recall.peers.client import PeerError, mirror_path, peer_text
 from recall.peers.registry import decode, find, is_local, target
 from recall.store.queries import Mirror
 
@@ -19,7 +19,7 @@ def is_remote(name: str) -> bool:
 
 
 def _failed(name: str, exc: PeerError) -> RecallError:
-    text = str(exc)
+    text = peer_text(str(exc), 400)  # it may quote the peer: one clean line
     if text.startswith("HTTP 404: "):
         return NotFoundError(f"{name}: {text.removeprefix('HTTP 404: ')}")
     return RecallError(f"{name}: {text}")

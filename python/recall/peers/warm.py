@@ -25,7 +25,10 @@ TIMEOUT = 60.0
 
 
 def local_daemon() -> Target | None:
-    """This computer's running daemon, from its state file, if it is alive and we hold its token."""
+    """This computer's running daemon, from its state file, if it is alive and we hold its
+    token. It is dialled where it bound, and it gets the token only once it has proved it
+    holds the token too (`Target(prove=True)`, peers/auth.py): serve.json may be stale and
+    its port taken by another program."""
     state = running_daemon()
     if state is None or (state.scheme == "https" and not cert_file()):
         return None
@@ -36,10 +39,20 @@ def local_daemon() -> Target | None:
         token = read_token(token_path())
     except ConfigError:
         return None
-    url = f"{state.scheme}://127.0.0.1:{state.port}"
+    url = f"{state.scheme}://{dial_host(state.host)}:{state.port}"
     if state.scheme == "https":  # trust exactly our own certificate, whatever names it carries
-        return Target(url, token, TIMEOUT, cert_file(), check_hostname=False)
-    return Target(url, token, TIMEOUT)
+        return Target(url, token, TIMEOUT, cert_file(), check_hostname=False, prove=True)
+    return Target(url, token, TIMEOUT, prove=True)
+
+
+def dial_host(bound: str) -> str:
+    """Where to reach a daemon bound to `bound`: that address (bracketed if IPv6), or
+    loopback when it bound every address."""
+    if bound in ("0.0.0.0", ""):
+        return "127.0.0.1"
+    if ":" in bound:
+        return "[::1]" if bound == "::" else f"[{bound}]"
+    return bound
 
 
 def cert_file() -> str | None:

@@ -1,14 +1,20 @@
-"""What one connection may cost: bytes of request head, seconds to send it, a slot.
+"""What one connection may cost: bytes of request head, seconds to send it, a slot,
+and how long it may hold the daemon up when it is told to stop.
 
 The standard library's handler reads the request through a buffered file
 with one socket timeout per `recv`, so a client sending a byte a second
 never times out, and it accepts 100 header lines of 64 KiB each. This
 reader gives the whole head one deadline and one byte budget instead.
+Its `server_close` waits for every request thread without bound, so a
+client reading a large answer slowly kept a stopping daemon alive: the
+requests in flight are tracked here and cut off after a grace period.
 """
 
 from __future__ import annotations
 
+import contextlib
 import socket
+import threading
 import time
 
 HEAD_BYTES = 16 * 1024
@@ -64,3 +70,39 @@ class HeadReader:
 
     def close(self) -> None:
         self.buffer = b""
+
+
+class InFlight:
+    """The connections being served, by the thread serving each."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.active: dict[threading.Thread, socket.socket] = {}
+
+    def add(self, sock: socket.socket) -> None:
+        with self.lock:
+            self.active[threading.current_thread()] = sock
+
+    def remove(self) -> None:
+        with self.lock:
+            self.active.pop(threading.current_thread(), None)
+
+    def drain(self, grace: float, join_s: float = 5.0) -> int:
+        """Wait up to `grace` seconds for every request to finish, then shut the sockets of
+        the rest (a blocked send or read fails at once) and wait up to `join_s` for their
+        threads; returns how many were cut off."""
+        deadline = time.monotonic() + grace
+        while time.monotonic() < deadline:
+            with self.lock:
+                if not self.active:
+                    return 0
+            time.sleep(0.05)
+        with self.lock:
+            left = list(self.active.items())
+        for _, sock in left:
+            with contextlib.suppress(OSError):  # the plain socket's: SSL's would send first
+                socket.socket.shutdown(sock, socket.SHUT_RDWR)
+        until = time.monotonic() + join_s
+        for thread, _ in left:
+            thread.join(max(0.0, until - time.monotonic()))
+        return len(left)

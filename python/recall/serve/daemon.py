@@ -1,8 +1,10 @@
 """`recall serve` put together: check the settings, bind, start the worker, serve, stop cleanly.
 
 Refuses to listen beyond loopback without a token. On SIGTERM or SIGINT it
-stops accepting, lets requests in flight finish, asks the worker to stop at
-its next commit, removes its state file and exits 0.
+stops accepting, gives requests in flight `request_timeout` seconds to finish
+and then cuts them off (a client reading a large answer slowly cannot keep
+it alive), asks the worker to stop at its next commit, removes its state file
+and exits 0.
 """
 
 from __future__ import annotations
@@ -82,6 +84,32 @@ def token_watch(initial: str) -> Callable[[], str]:
     return current
 
 
+def token_holder(current: Callable[[], str]) -> Callable[[], str | None]:
+    """The token in serve.token while its hash is the configured one (re-read when the file
+    or the hash changes), else None: what lets the daemon answer a client's challenge."""
+    from recall.peers.auth import digest, read_token, token_path
+
+    path = token_path()
+    lock = threading.Lock()
+    seen: list[Any] = [object(), None, None]  # the file's stamp, the hash, the token
+
+    def own() -> str | None:
+        want = current()
+        stamp = _stamp(path)
+        with lock:
+            if [stamp, want] != seen[:2]:
+                try:
+                    token: str | None = read_token(path)
+                except ConfigError:
+                    token = None
+                if token is not None and digest(token.encode("ascii")) != want:
+                    token = None
+                seen[:] = [stamp, want, token]
+            return seen[2]  # type: ignore[no-any-return]
+
+    return own
+
+
 def _stamp(path: Path) -> tuple[int, int, int] | None:
     try:
         st = path.stat()
@@ -148,7 +176,8 @@ def serve(host: str, port: int, announce: Callable[[str], None], worker: bool = 
         request_timeout=cfg.request_timeout,
         tls=tls,
         detail=detail,
-        current_token=token_watch(cfg.token_sha256),
+        current_token=(current := token_watch(cfg.token_sha256)),
+        own_token=token_holder(current),
     )
     try:
         server = Server(settings)
@@ -174,7 +203,10 @@ def serve(host: str, port: int, announce: Callable[[str], None], worker: bool = 
         log_line("stopping: finishing requests in flight")
         server.shutdown()
         loop.join()
-        server.server_close()  # joins the request threads
+        server.server_close()  # no new connections
+        cut = server.drain(cfg.request_timeout)
+        if cut:
+            log_line(f"{cut} request(s) still in flight after {cfg.request_timeout:g}s: cut off")
         if not jobs.stop():
             log_line("worker did not stop in time; its open transaction rolls back")
         _remove_state(state)

@@ -27,11 +27,11 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from recall.errors import ConfigError, NotFoundError, RecallError, StoreError, UsageError
-from recall.peers.auth import check_bearer
+from recall.peers.auth import CHALLENGE_HEADER, PROOF_HEADER, check_bearer, proof, valid_challenge
 from recall.peers.protocol import API_HEADER, API_VERSION, HEALTH, MIRRORS, SEARCH, TOKEN_PARAMS
 from recall.record import Record
 from recall.serve import routes
-from recall.serve.bounded import RESPONSE_TIMEOUT, HeadReader, HeadTooLarge
+from recall.serve.bounded import RESPONSE_TIMEOUT, HeadReader, HeadTooLarge, InFlight
 
 BROWSER_HEADERS = ("Origin", "Sec-Fetch-Site", "Sec-Fetch-Mode")
 _BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
@@ -51,6 +51,8 @@ class Settings(Record):
     """What an authenticated health check adds (the index, the worker)."""
     current_token: Callable[[], str] | None = None
     """The token hash now (`serve --new-token` rewrites config under a running daemon)."""
+    own_token: Callable[[], str | None] | None = None
+    """The token itself, when the daemon can read it: what answers a client's challenge."""
 
 
 def log_line(text: str) -> None:
@@ -235,11 +237,22 @@ class Handler(BaseHTTPRequestHandler):
         if parts.path == HEALTH:
             self.route = HEALTH
             return self.run_route(
-                lambda: routes.health(settings.computer, (authorized and settings.detail) or None)
+                lambda: routes.health(settings.computer, (authorized and settings.detail) or None),
+                extra=self.proof(),
             )
         if not authorized:
             return self.send_error(401, "a valid `Authorization: Bearer <token>` is required")
         self.dispatch(parts.path, params)
+
+    def proof(self) -> dict[str, str]:
+        """The answer to a client's challenge (`auth.proof`), when one came and the daemon
+        holds its token; none otherwise, and the client then keeps its token."""
+        challenge = self.headers.get(CHALLENGE_HEADER)
+        own = self.server.settings.own_token
+        token = own() if own is not None and valid_challenge(challenge) else None
+        if token is None or challenge is None:
+            return {}
+        return {PROOF_HEADER: proof(token, challenge, int(self.server.server_address[1]))}
 
     def drain_body(self) -> bool:
         """No route takes a body: one announced is refused at once, never waited for
@@ -280,7 +293,9 @@ class Handler(BaseHTTPRequestHandler):
             return self.run_route(lambda: routes.transcript(ref, params), raw=True)
         return self.send_error(404, "no such route")
 
-    def run_route(self, answer: Callable[[], Any], raw: bool = False) -> None:
+    def run_route(
+        self, answer: Callable[[], Any], raw: bool = False, extra: dict[str, str] | None = None
+    ) -> None:
         try:
             data = answer()
         except UsageError as exc:
@@ -297,21 +312,25 @@ class Handler(BaseHTTPRequestHandler):
                 500, {"error": "internal error (see the daemon's log)", "status": 500}
             )
         if raw:
-            self.send(200, "application/octet-stream", data)
+            self.send(200, "application/octet-stream", data, extra)
         else:
-            self.reply(200, data)
+            self.reply(200, data, extra)
 
 
 class Server(ThreadingHTTPServer):
-    """One thread per connection, at most `max_connections` at once; TLS wrapped lazily."""
+    """One thread per connection, at most `max_connections` at once; TLS wrapped lazily.
 
-    daemon_threads = False
-    block_on_close = True  # server_close() waits for requests in flight
+    Request threads are tracked here, not by the stdlib (whose `server_close` would
+    wait for each without bound): `drain` waits a grace period, then cuts off the rest."""
+
+    daemon_threads = True
+    block_on_close = False
     request_queue_size = 128
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.slots = threading.BoundedSemaphore(settings.max_connections)
+        self.in_flight = InFlight()
         infos = socket.getaddrinfo(settings.host, settings.port, type=socket.SOCK_STREAM)
         self.address_family = infos[0][0]
         host, port = str(infos[0][4][0]), int(infos[0][4][1])
@@ -343,10 +362,16 @@ class Server(ThreadingHTTPServer):
             raise
 
     def process_request_thread(self, request: Any, client_address: Any) -> None:
+        self.in_flight.add(request)
         try:
             super().process_request_thread(request, client_address)
         finally:
+            self.in_flight.remove()
             self.slots.release()
+
+    def drain(self, grace: float) -> int:
+        """`bounded.InFlight.drain` over this server's requests: how many were cut off."""
+        return self.in_flight.drain(grace)
 
     def refuse(self, request: socket.socket) -> None:
         """Too many connections: a plain client gets 429 at once, a TLS one a closed socket."""
