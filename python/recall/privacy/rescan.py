@@ -74,6 +74,8 @@ _SOURCE_TEXTS = (
     ("memories", ("text", "project")),
     ("file_chunks", ("heading", "text")),
     ("files", ("path", "project")),
+    ("digest_facts", ("text",)),
+    ("digest_pending", ("summary", "facts")),
 )
 
 
