@@ -20,8 +20,11 @@ def run(args: argparse.Namespace) -> int:
     from recall.store import open_reader
     from recall.store.queries import stats
 
+    from recall.memory.oversize import describe, too_big
+
     with open_reader() as store:
         st = stats(store.conn, store.path)
+        oversize = too_big(store.conn)
     if args.json:
         print_json(
             {
@@ -31,6 +34,7 @@ def run(args: argparse.Namespace) -> int:
                 "computer": computer_name(),
                 "sqlite": sqlite3.sqlite_version,
                 "index": st,
+                "too_big": oversize,
             }
         )
         return 0
@@ -55,6 +59,8 @@ def run(args: argparse.Namespace) -> int:
         )
     if st.skipped:
         print("lines skipped: " + ", ".join(f"{n} {r}" for r, n in sorted(st.skipped.items())))
+    if oversize:
+        print(f"memory files {describe(oversize)}")
     print(semantic_line())
     return 0
 
