@@ -161,3 +161,41 @@ def test_forget_with_no_digest_says_nothing_about_digests(
     _ingest(capsys, tmp_path, "s1", [("user", "a note about gannets")])
     code, out, _ = call(capsys, "forget", "s1")
     assert code == 0 and "digest" not in out
+
+
+def test_forget_cuts_the_session_out_of_the_daily_log(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, recall_home: Path
+) -> None:
+    configure(tmp_path, recall_home)
+    _ingest(capsys, tmp_path, "s1", [("user", f"the {SECRET} plan")])
+    _ingest(capsys, tmp_path, "s2", [("user", f"the {KEPT} plan")])
+    _digest(capsys)
+    assert call(capsys, "forget", "s1")[0] == 0
+    log = recall_home / "daily" / f"{DAY}.md"
+    assert not log.exists() or SECRET not in log.read_text()
+    found = json.loads(call(capsys, "search", SECRET, "--scope", "daily", "--json")[1])
+    assert found["results"] == []
+
+
+def test_later_digests_of_the_other_sessions_are_redone_once(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, recall_home: Path
+) -> None:
+    configure(tmp_path, recall_home)
+    s2 = [("user", "heron line one")]
+    _ingest(capsys, tmp_path, "s1", [("user", f"the {SECRET} plan")])
+    _ingest(capsys, tmp_path, "s2", s2)
+    _digest(capsys)  # digest 1: s1, s2
+    s2 += [("user", "heron line two")]
+    _ingest(capsys, tmp_path, "s2", s2)
+    _ingest(capsys, tmp_path, "s3", [("user", "ibis line one")])
+    _digest(capsys)  # digest 2: s2 (line two), s3
+    _ingest(capsys, tmp_path, "s3", [("user", "ibis line one"), ("user", "ibis line two")])
+    code, out, _ = call(capsys, "forget", "s1")
+    assert code == 0 and "removed 2 digest(s)" in out  # digest 2 goes too: s2 is redone
+    assert "2 other session(s)" in out
+    while _digest(capsys)["messages"]:
+        pass
+    log = (recall_home / "daily" / f"{DAY}.md").read_text()
+    for line in ("heron line one", "heron line two", "ibis line one", "ibis line two"):
+        assert log.count(line) == 1, (line, log)
+    assert SECRET not in log
