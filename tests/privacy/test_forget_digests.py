@@ -199,3 +199,20 @@ def test_later_digests_of_the_other_sessions_are_redone_once(
     for line in ("heron line one", "heron line two", "ibis line one", "ibis line two"):
         assert log.count(line) == 1, (line, log)
     assert SECRET not in log
+
+
+def test_a_session_the_ignore_marker_removed_leaves_its_digests_at_the_next_rescan(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, recall_home: Path
+) -> None:
+    configure(tmp_path, recall_home)
+    turns = [("user", f"the {SECRET} plan")]
+    _ingest(capsys, tmp_path, "s1", turns)
+    _ingest(capsys, tmp_path, "s2", [("user", f"the {KEPT} plan")])
+    _digest(capsys)
+    _ingest(capsys, tmp_path, "s1", [*turns, ("user", "recall:ignore this whole session")])
+    code, out, _ = call(capsys, "redact", "--rescan")
+    assert code == 0 and "removed 1 digest(s) made from forgotten sessions" in out
+    log = recall_home / "daily" / f"{DAY}.md"
+    assert not log.exists() or SECRET not in log.read_text()
+    _digest(capsys)  # the other session is summarised again
+    assert KEPT in log.read_text() and SECRET not in log.read_text()

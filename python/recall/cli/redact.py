@@ -63,9 +63,15 @@ def _rescan(args: argparse.Namespace) -> int:
     from recall.privacy.rescan import rescan
     from recall.store import open_writer
 
+    from recall.memory.digest_forget import describe, purge
+    from recall.privacy.forget import compact
+
     redactor = current()
     with open_writer() as store:
         report = rescan(store, redactor)
+        taken = purge(store)  # digests of sessions the marker or a tombstone removed
+        if taken.digests:
+            report.wal_emptied = compact(store)
     if not report.wal_emptied:
         sys.stderr.write(
             "recall: warning: another process is reading the index, so its WAL could not be"
@@ -81,4 +87,6 @@ def _rescan(args: argparse.Namespace) -> int:
         "FTS rebuilt and database compacted"
         + (f"; {report.log_lines_changed} log lines redacted" if report.log_lines_changed else "")
     )
+    for line in describe(taken):
+        print(line.replace("made from it", "made from forgotten sessions"))
     return 0
