@@ -71,7 +71,10 @@ def test_a_long_answer_is_cut_in_the_daily_log_and_says_so(
     answer = tmp_path / "answer.md"
     facts = "".join(f"- fact number {n} " + "y" * 1000 + "\n" for n in range(300))
     answer.write_text(
-        "## Daily Summary\n" + "- a long line about narwhals\n" * 20000 + "## Long-term Facts\n" + facts
+        "## Daily Summary\n"
+        + "- a long line about narwhals\n" * 20000
+        + "## Long-term Facts\n"
+        + facts
     )
     monkeypatch.setenv("STUB_MODE", "file")
     monkeypatch.setenv("STUB_ANSWER", str(answer))

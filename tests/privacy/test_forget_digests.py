@@ -69,7 +69,12 @@ def _context(hook_payloads: Path, prompt: str) -> str:
     payload = json.loads((hook_payloads / "claude-user-prompt-submit.json").read_text())
     payload["prompt"] = prompt
     done = run(
-        "context", "--event", "prompt-submit", "--format", "text", stdin=json.dumps(payload).encode()
+        "context",
+        "--event",
+        "prompt-submit",
+        "--format",
+        "text",
+        stdin=json.dumps(payload).encode(),
     )
     assert done.returncode == 0
     return done.stdout.decode()

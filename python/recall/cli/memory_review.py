@@ -30,7 +30,8 @@ def _ids(values: list[str]) -> list[int] | None:
     try:
         return [int(v) for v in values]
     except ValueError:
-        raise UsageError(f"proposal numbers are integers or all, not {' '.join(values)!r}") from None
+        wrong = " ".join(values)
+        raise UsageError(f"proposal numbers are integers or all, not {wrong!r}") from None
 
 
 def review(args: argparse.Namespace) -> int:

@@ -59,12 +59,11 @@ def _filter(files: list[str]) -> int:
 
 def _rescan(args: argparse.Namespace) -> int:
     from recall.cli.render import print_json
+    from recall.memory.digest_forget import describe, purge
+    from recall.privacy.forget import compact
     from recall.privacy.redaction import current
     from recall.privacy.rescan import rescan
     from recall.store import open_writer
-
-    from recall.memory.digest_forget import describe, purge
-    from recall.privacy.forget import compact
 
     redactor = current()
     with open_writer() as store:

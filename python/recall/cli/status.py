@@ -17,10 +17,9 @@ def run(args: argparse.Namespace) -> int:
     from recall import __version__, _accel
     from recall.cli.render import day, print_json
     from recall.config import computer_name
+    from recall.memory.oversize import describe, too_big
     from recall.store import open_reader
     from recall.store.queries import stats
-
-    from recall.memory.oversize import describe, too_big
 
     with open_reader() as store:
         st = stats(store.conn, store.path)

@@ -235,6 +235,7 @@ def finish(store: Store, digest: Digest, mode: str) -> tuple[list[Path], int]:
     written = write_files(digest, mode)
     return written, apply_marks(store, digest, mode)
 
+
 class Outcome(Record):
     day: str
     sessions: int = 0

@@ -178,7 +178,5 @@ def describe(taken: Taken, dry_run: bool = False) -> list[str]:
     ]
     if taken.redo:
         again = " ".join(f"recall digest --date {d};" for d in taken.days).rstrip(";")
-        lines.append(
-            f"{taken.redo} other session(s) in them will be summarised again: {again}"
-        )
+        lines.append(f"{taken.redo} other session(s) in them will be summarised again: {again}")
     return lines

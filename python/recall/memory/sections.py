@@ -116,7 +116,8 @@ def write(path: Path, text: str) -> None:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
             fh.flush()
-            os.fchmod(fh.fileno(), mode)
+            if hasattr(os, "fchmod"):
+                os.fchmod(fh.fileno(), mode)
             os.fsync(fh.fileno())
         os.replace(tmp, target)
     except BaseException:

@@ -11,6 +11,7 @@ waiting).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import signal
@@ -30,10 +31,16 @@ _CHUNK = 64 * 1024
 
 
 def _stop(proc: subprocess.Popen[bytes]) -> None:
+    """Kill the summariser and what it started (its own process group, on POSIX)."""
+    killpg = getattr(os, "killpg", None)
     try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        proc.kill()
+        if killpg is None:
+            proc.kill()
+        else:
+            killpg(proc.pid, getattr(signal, "SIGKILL", signal.SIGTERM))
+    except OSError:
+        with contextlib.suppress(OSError):
+            proc.kill()
 
 
 def _feed(pipe: IO[bytes], data: bytes) -> None:
@@ -45,7 +52,7 @@ def _feed(pipe: IO[bytes], data: bytes) -> None:
 
 
 def _tail(pipe: IO[bytes], keep: bytearray) -> None:
-    while chunk := pipe.read1(_CHUNK) if hasattr(pipe, "read1") else pipe.read(_CHUNK):
+    while chunk := os.read(pipe.fileno(), _CHUNK):
         keep += chunk
         del keep[:-MAX_STDERR]
 
@@ -92,7 +99,7 @@ def summarise(command: str, text: str, timeout: float) -> str:
         t.start()
     answer = bytearray()
     try:
-        while chunk := proc.stdout.read1(_CHUNK):
+        while chunk := os.read(proc.stdout.fileno(), _CHUNK):
             answer += chunk
             if len(answer) > MAX_ANSWER:
                 _stop(proc)
@@ -108,10 +115,8 @@ def summarise(command: str, text: str, timeout: float) -> str:
     for t in helpers:
         t.join(timeout=5)
     for pipe in (proc.stdin, proc.stderr):
-        try:
+        with contextlib.suppress(OSError):
             pipe.close()
-        except OSError:
-            pass
     if len(answer) > MAX_ANSWER:
         raise RecallError(
             f"the summariser answered over {MAX_ANSWER // 1024} KB, far more than a day's"
