@@ -172,3 +172,21 @@ def test_a_memory_file_too_big_to_index_is_named_by_sync_status_and_doctor(
     checks = {c["name"]: c for c in json.loads(call(capsys, "doctor", "--json")[1])["checks"]}
     found = checks["memory files"]
     assert found["status"] == "warn" and str(memory) in found["summary"] and found["fix"]
+
+
+def test_a_summariser_past_its_time_is_stopped_with_what_it_started(
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    recall_home: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import time
+
+    configure(tmp_path, recall_home, "timeout = 1.0\n")
+    _ingest(capsys, tmp_path, "s1", "a question about puffins")
+    monkeypatch.setenv("STUB_MODE", "hang")
+    started = time.monotonic()
+    code, _, err = call(capsys, "digest", "--date", DAY)
+    assert code == 1 and "took over 1 s; nothing was digested" in err
+    assert time.monotonic() - started < 15  # not the helper's 60 s
+    assert _marks(recall_home) == [] and not (recall_home / "daily").exists()

@@ -4,7 +4,8 @@
 line into the summary and each `fact:` phrase into the facts, as a real
 summariser would carry a session's text; `file` prints `STUB_ANSWER`'s text;
 `flood` prints `STUB_MB` megabytes (with terminal escapes on stderr);
-`fail` writes `STUB_STDERR` and exits 3.
+`hang` sleeps, as does a helper it starts; `fail` writes `STUB_STDERR` and
+exits 3.
 """
 
 from __future__ import annotations
@@ -28,6 +29,10 @@ if mode == "flood":
 if mode == "file":
     sys.stdout.write(open(os.environ["STUB_ANSWER"], encoding="utf-8").read())
     sys.exit(0)
+if mode == "hang":  # a helper it started keeps its stdout open
+    import subprocess, time
+    subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    time.sleep(60)
 if mode == "fail":
     sys.stderr.write(os.environ.get("STUB_STDERR", ""))
     sys.exit(3)
