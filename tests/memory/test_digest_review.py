@@ -133,3 +133,21 @@ def test_an_unknown_facts_setting_is_a_one_line_error(
     code, _, err = call(capsys, "digest", "--date", DAY)
     assert code != 0 and err.count("\n") == 1 and "facts must be review or memory" in err
     assert not (recall_home / "daily").exists()
+
+
+def test_facts_memory_md_cannot_take_wait_for_review_and_the_digest_goes_on(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, recall_home: Path
+) -> None:
+    configure(tmp_path, recall_home, 'facts = "memory"\n')
+    memory = recall_home / "MEMORY.md"
+    memory.write_text("# Memory\n" + "z" * (4 * 1024 * 1024 - 100))  # just under the cap
+    before = memory.read_bytes()
+    src = chat_file(tmp_path, "s1", [("user", "fact: the billing service is written in Go")])
+    assert call(capsys, "ingest", "--format", "jsonl", str(src))[0] == 0
+    code, out, err = call(capsys, "digest", "--date", DAY)
+    assert code == 0 and "would grow over 4 MB" in err and "recall memory review" in err
+    assert "1 proposed fact(s) wait for you" in out
+    assert memory.read_bytes() == before  # not grown, not cut
+    assert [q["text"] for q in _queue(capsys)] == ["the billing service is written in Go"]
+    code, _, err = call(capsys, "memory", "review", "accept", "all")
+    assert code == 1 and "would grow over 4 MB" in err and len(_queue(capsys)) == 1

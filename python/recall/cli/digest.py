@@ -81,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
         out = digest(store, day, config)
         problems = _index(store, out.files)
         embed_quietly(store)
-    for problem in problems:
+    for problem in out.warnings + problems:
         sys.stderr.write(f"recall: warning: {problem}\n")
     if args.json:
         print_json(out)

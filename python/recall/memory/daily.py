@@ -37,6 +37,7 @@ from recall.privacy.policy import settings as privacy_settings
 from recall.privacy.redaction import current
 from recall.record import Record, field
 from recall.store import Store
+from recall.store.locking import write_lock
 
 CHARS_PER_TOKEN = 4
 """A token budget becomes a character budget at about 4 characters a token (English)."""
@@ -199,17 +200,28 @@ def facts_mode(config: DigestConfig) -> str:
     return config.facts
 
 
-def write_files(digest: Digest, mode: str) -> list[Path]:
+class Written(Record):
+    files: list[Path]
+    mode: str
+    """Where the facts went: "memory", or "review" (also when MEMORY.md could not take them)."""
+    warning: str = ""
+
+
+def write_files(digest: Digest, mode: str) -> Written:
     """Put the digest's section into daily/D.md and, with `mode` "memory", its facts into
-    MEMORY.md as notes; each is read back before anything is marked done (`sections.put`)."""
+    MEMORY.md as notes; each is read back before anything is marked done (`sections.put`).
+    Facts MEMORY.md cannot take (too big, not a file) are queued for review instead."""
     log = daily_dir() / f"{digest.day}.md"
     sections.put(log, digest.day, f"## Digest {digest.id}", sections.body(digest.summary))
-    written = [log]
+    done = Written([log], mode)
     found = queue.split(digest.facts)
     if found and mode == "memory":
-        queue.note(digest.day, digest.id, found)
-        written.append(memory_file())
-    return written
+        try:
+            queue.note(digest.day, digest.id, found)
+            done.files.append(memory_file())
+        except RecallError as exc:
+            done.mode, done.warning = "review", f"{exc}; its facts wait in `recall memory review`"
+    return done
 
 
 def apply_marks(store: Store, digest: Digest, mode: str = "review") -> int:
@@ -230,10 +242,12 @@ def apply_marks(store: Store, digest: Digest, mode: str = "review") -> int:
     return queued
 
 
-def finish(store: Store, digest: Digest, mode: str) -> tuple[list[Path], int]:
-    """Write the digest's files, then mark it done; (files written, facts queued)."""
-    written = write_files(digest, mode)
-    return written, apply_marks(store, digest, mode)
+def finish(store: Store, digest: Digest, mode: str) -> tuple[Written, int]:
+    """Write the digest's files (under the write lock: `recall memory review` and `forget`
+    rewrite them too), then mark it done; (what was written, facts queued)."""
+    with write_lock(store.lock_path):
+        written = write_files(digest, mode)
+    return written, apply_marks(store, digest, written.mode)
 
 
 class Outcome(Record):
@@ -245,6 +259,7 @@ class Outcome(Record):
     proposed: int = 0
     """Facts queued for `recall memory review`."""
     files: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
 
 def digest(store: Store, day: str, config: DigestConfig) -> Outcome:
@@ -253,7 +268,8 @@ def digest(store: Store, day: str, config: DigestConfig) -> Outcome:
     out = Outcome(day)
     for left_over in pending(store):
         written, queued = finish(store, left_over, mode)
-        out.files += [str(p) for p in written]
+        out.files += [str(p) for p in written.files]
+        out.warnings += [written.warning] if written.warning else []
         out.proposed += queued
         out.recovered += 1
     work = plan(store, day, config.max_tokens)
@@ -264,7 +280,8 @@ def digest(store: Store, day: str, config: DigestConfig) -> Outcome:
     summary, found = split_answer(answer)
     done = record(store, day, bounded(summary), found, work)
     written, queued = finish(store, done, mode)
-    out.files = sorted({*out.files, *(str(p) for p in written)})
+    out.files = sorted({*out.files, *(str(p) for p in written.files)})
+    out.warnings += [written.warning] if written.warning else []
     out.proposed += queued
     out.sessions, out.messages, out.left = work.sessions, work.messages, work.left
     return out

@@ -22,6 +22,7 @@ from recall.memory import facts, sections
 from recall.memory.files import Source, daily_dir, index_file, memory_file, remove, stored_name
 from recall.record import Record, field
 from recall.store import Store
+from recall.store.locking import write_lock
 
 Key = tuple[str, str]
 """(session_id, agent): what a tombstone names."""
@@ -137,7 +138,8 @@ def purge(store: Store) -> Taken:
     if not hit:
         return Taken()
     plan = _closure(store.conn, hit, gone)
-    changed = _rewrite_files(plan)
+    with write_lock(store.lock_path):  # `digest` and `memory review` write them too
+        changed = _rewrite_files(plan)
     ids = [(d,) for d in plan.digests]
     store.conn.execute("PRAGMA secure_delete=ON")
     with store.transaction() as db:

@@ -20,6 +20,7 @@ from recall.memory import sections
 from recall.memory.files import memory_file
 from recall.record import Record
 from recall.store import Store
+from recall.store.locking import write_lock
 
 MAX_FACTS = 40
 """Facts kept of one digest: more is a runaway answer, not a day's learning."""
@@ -110,8 +111,9 @@ def accept(store: Store, ids: list[int] | None) -> list[Proposal]:
     by_digest: dict[tuple[str, int], list[str]] = {}
     for p in chosen:
         by_digest.setdefault((p.day, p.digest), []).append(p.text)
-    for (day, digest), texts in by_digest.items():
-        note(day, digest, texts)
+    with write_lock(store.lock_path):  # `digest` and `forget` rewrite MEMORY.md too
+        for (day, digest), texts in by_digest.items():
+            note(day, digest, texts)
     _drop(store, chosen)
     return chosen
 
