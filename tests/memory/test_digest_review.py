@@ -151,3 +151,18 @@ def test_facts_memory_md_cannot_take_wait_for_review_and_the_digest_goes_on(
     assert [q["text"] for q in _queue(capsys)] == ["the billing service is written in Go"]
     code, _, err = call(capsys, "memory", "review", "accept", "all")
     assert code == 1 and "would grow over 4 MB" in err and len(_queue(capsys)) == 1
+
+
+def test_accepting_later_keeps_what_the_user_wrote_in_the_notes(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, recall_home: Path
+) -> None:
+    configure(tmp_path, recall_home)
+    _digest_a_fact(capsys, tmp_path)
+    first, second = _queue(capsys)
+    assert call(capsys, "memory", "review", "accept", str(second["id"]))[0] == 0
+    memory = recall_home / "MEMORY.md"
+    memory.write_text(memory.read_text() + "My own remark, typed here.\n\n## Mine\n\nkeep\n")
+    assert call(capsys, "memory", "review", "accept", str(first["id"]))[0] == 0
+    text = memory.read_text()
+    assert "My own remark, typed here." in text and text.endswith("## Mine\n\nkeep\n")
+    assert text.count("- the billing service is written in Go") == 1 and INJECTION in text

@@ -61,18 +61,18 @@ def split(facts: str) -> list[str]:
     return [f for f in cut if f][:MAX_FACTS]
 
 
-def _bullets(body: str | None) -> list[str]:
-    return [line[2:] for line in (body or "").splitlines() if line.startswith("- ")]
-
-
 def note(day: str, digest: int, facts: list[str]) -> None:
-    """Add `facts` to MEMORY.md's notes of `digest` (each once), checked as written."""
+    """Add `facts` to MEMORY.md's notes of `digest` (each once), checked as written. What
+    the user wrote in that section stays as it is; new bullets go at its end."""
     path = memory_file()
     head = heading(day, digest)
-    kept = _bullets(sections.section(sections.read(path), head))
-    kept += [f for f in facts if f not in kept]
-    content = sections.body("\n".join([LABEL.format(day=day), "", *(f"- {f}" for f in kept)]))
-    sections.put(path, "Memory", head, content)
+    existing = sections.section(sections.read(path), head)
+    if existing is None:
+        existing = LABEL.format(day=day) + "\n"
+    lines = existing.splitlines()
+    new = [f"- {f}" for f in dict.fromkeys(facts) if f"- {f}" not in lines]
+    if new:
+        sections.put(path, "Memory", head, "\n".join([existing, sections.body("\n".join(new))]))
 
 
 def propose(db: sqlite3.Connection, digest: int, day: str, facts: list[str]) -> int:

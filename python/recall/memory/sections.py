@@ -89,12 +89,20 @@ def without(text: str, headings: set[str]) -> str:
 
 
 def with_section(text: str, title: str, heading: str, content: str) -> str:
-    """`text` with `heading`'s section holding `content` (already `body`-escaped): any
-    earlier copy (a partial write, say) replaced, at the end of the file."""
-    text = without(text, {heading}) if section(text, heading) is not None else text
+    """`text` with `heading`'s section holding `content` (already `body`-escaped): an
+    earlier copy (a partial write, notes added to) is replaced where it stands, else
+    the section is appended."""
+    block = f"{heading}\n\n{content.strip()}\n"
+    copies = [(start, end) for head, start, end in _spans(text) if head == heading]
+    if copies:
+        for start, end in reversed(copies[1:]):
+            text = text[:start] + text[end:]
+        start, end = copies[0]
+        tail = text[end:]
+        return text[:start] + block + ("\n" + tail if tail else "")
     if not text.strip():
         text = f"# {title}\n"
-    return text.rstrip("\n") + f"\n\n{heading}\n\n{content}\n"
+    return text.rstrip("\n") + f"\n\n{block}"
 
 
 def write(path: Path, text: str) -> None:
