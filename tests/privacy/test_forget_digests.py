@@ -221,3 +221,32 @@ def test_a_session_the_ignore_marker_removed_leaves_its_digests_at_the_next_resc
     assert not log.exists() or SECRET not in log.read_text()
     _digest(capsys)  # the other session is summarised again
     assert KEPT in log.read_text() and SECRET not in log.read_text()
+
+
+def test_a_daily_log_forget_cannot_rewrite_is_finished_by_the_next_rescan(
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    recall_home: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from recall.memory import sections
+
+    configure(tmp_path, recall_home)
+    _ingest(capsys, tmp_path, "s1", [("user", f"the {SECRET} plan")])
+    _ingest(capsys, tmp_path, "s2", [("user", f"the {KEPT} plan")])
+    _digest(capsys)
+
+    def refuse(target: Path, text: str) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    with monkeypatch.context() as m:
+        m.setattr(sections, "_replace", refuse)
+        code, out, err = call(capsys, "forget", "s1")
+    assert code == 0 and "forgot 1 sessions" in out
+    assert "Permission denied" in err and "run `recall redact --rescan`" in err
+    code, out, _ = call(capsys, "redact", "--rescan")
+    assert code == 0 and "removed 1 digest(s)" in out
+    log = recall_home / "daily" / f"{DAY}.md"
+    assert not log.exists() or SECRET not in log.read_text()
+    found = json.loads(call(capsys, "search", SECRET, "--scope", "all", "--json")[1])
+    assert found["results"] == []

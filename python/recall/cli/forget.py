@@ -34,8 +34,8 @@ def add_parser(subs: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from recall.cli.render import print_json
     from recall.cli.search import known_agents, project_arg
-    from recall.errors import UsageError
-    from recall.memory.digest_forget import affected, describe, purge
+    from recall.errors import RecallError, UsageError
+    from recall.memory.digest_forget import Taken, affected, describe, purge
     from recall.privacy.forget import (
         Forgotten,
         compact,
@@ -58,7 +58,14 @@ def run(args: argparse.Namespace) -> int:
             taken = affected(store.conn, session_keys(store.conn, rowids))
         else:
             done = delete(store, rowids)
-            taken = purge(store)  # the digests made from them (docs/privacy.md)
+            try:
+                taken = purge(store)  # the digests made from them (docs/privacy.md)
+            except RecallError as exc:  # the sessions are gone; the next rescan finishes this
+                taken = Taken()
+                sys.stderr.write(
+                    f"recall: warning: the digests made from them are not removed yet: {exc};"
+                    " fix that, then run `recall redact --rescan`\n"
+                )
             wal_emptied = compact(store)
             if not wal_emptied:
                 sys.stderr.write(

@@ -114,6 +114,13 @@ def write(path: Path, text: str) -> None:
             " indexes, so nothing was written: trim it, then run the command again"
         )
     target = Path(os.path.realpath(path))
+    try:
+        _replace(target, text)
+    except OSError as exc:
+        raise RecallError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _replace(target: Path, text: str) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
         mode = os.stat(target).st_mode & 0o7777
