@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     )
     for sid in done.sessions:
         print(f"  {sid}")
-    for line in describe(taken, args.dry_run):
+    for line in describe(taken, args.dry_run, "it" if len(done.sessions) == 1 else "them"):
         print(line)
     if args.project and not args.dry_run:
         print(

@@ -86,6 +86,6 @@ def _rescan(args: argparse.Namespace) -> int:
         "FTS rebuilt and database compacted"
         + (f"; {report.log_lines_changed} log lines redacted" if report.log_lines_changed else "")
     )
-    for line in describe(taken):
-        print(line.replace("made from it", "made from forgotten sessions"))
+    for line in describe(taken, source="forgotten sessions"):
+        print(line)
     return 0

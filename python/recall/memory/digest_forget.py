@@ -168,15 +168,16 @@ def purge(store: Store) -> Taken:
     )
 
 
-def describe(taken: Taken, dry_run: bool = False) -> list[str]:
-    """What `forget` says about the digests it took back (nothing when there were none)."""
+def describe(taken: Taken, dry_run: bool = False, source: str = "it") -> list[str]:
+    """What `forget` says about the digests it took back (nothing when there were none);
+    `source` names what they were made from."""
     if not taken.digests:
         return []
     verb = "would remove" if dry_run else "removed"
     lines = [
-        f"{verb} {len(taken.digests)} digest(s) made from it, of {', '.join(taken.days)}"
+        f"{verb} {len(taken.digests)} digest(s) made from {source}, of {', '.join(taken.days)}"
         + ("" if dry_run else f" ({len(taken.files)} files rewritten")
-        + ("" if dry_run else f", {taken.facts} proposed facts dropped)")
+        + ("" if dry_run else f", {taken.facts} proposed fact(s) dropped)")
     ]
     if taken.redo:
         again = " ".join(f"recall digest --date {d};" for d in taken.days).rstrip(";")
