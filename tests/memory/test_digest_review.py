@@ -166,3 +166,24 @@ def test_accepting_later_keeps_what_the_user_wrote_in_the_notes(
     text = memory.read_text()
     assert "My own remark, typed here." in text and text.endswith("## Mine\n\nkeep\n")
     assert text.count("- the billing service is written in Go") == 1 and INJECTION in text
+
+
+def test_a_rescan_applies_new_rules_to_queued_facts(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, recall_home: Path
+) -> None:
+    from recall.config import _load
+
+    configure(tmp_path, recall_home)
+    src = chat_file(tmp_path, "s1", [("user", "fact: the team mascot is zebrablue")])
+    assert call(capsys, "ingest", "--format", "jsonl", str(src))[0] == 0
+    assert call(capsys, "digest", "--date", DAY)[0] == 0
+    assert "zebrablue" in _queue(capsys)[0]["text"]
+    config = recall_home / "config.toml"
+    config.write_text(
+        config.read_text() + '\n[[redact.extra]]\nname = "zebra"\npattern = "zebrablue"\n'
+    )
+    _load.cache_clear()
+    assert call(capsys, "redact", "--rescan")[0] == 0
+    (fact,) = _queue(capsys)
+    assert "zebrablue" not in fact["text"] and "REDACTED" in fact["text"]
+    assert b"zebrablue" not in (recall_home / "recall.db").read_bytes()
