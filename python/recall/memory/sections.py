@@ -66,7 +66,8 @@ def _spans(text: str) -> list[tuple[str, int, int]]:
     out = []
     for n, at in enumerate(starts):
         end = starts[n + 1] if n + 1 < len(starts) else len(text)
-        line = text[at : text.find("\n", at) if "\n" in text[at:] else len(text)]
+        eol = text.find("\n", at)
+        line = text[at : eol if eol >= 0 else len(text)]
         if line.startswith("## "):
             out.append((line.rstrip(), at, end))
     return out
