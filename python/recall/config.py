@@ -94,6 +94,9 @@ class DigestConfig(Record):
     """The most conversation a digest sends, in tokens (about 4 characters each)."""
     timeout: float = 600.0
     """Seconds the summariser may take before the digest gives up (and summarises nothing)."""
+    facts: str = "review"
+    """Where proposed facts go: "review" (a queue for `recall memory review`) or "memory"
+    (straight into MEMORY.md as notes). Either way they are notes, never instructions."""
 
 
 # `recall serve` and its peers (docs/serve.md).

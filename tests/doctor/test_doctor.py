@@ -82,6 +82,7 @@ def test_a_healthy_install_passes_every_check(
         "hooks": "ok",
         "mcp": "ok",
         "model": "ok",
+        "memory files": "ok",
         "peers": "skip",
         "log": "ok",
     }

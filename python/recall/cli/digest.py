@@ -1,8 +1,9 @@
 """`recall digest [--date D]`: summarise a day's conversations with the user's summariser.
 
-Writes `daily/D.md`, appends proposed long-term facts to MEMORY.md under a
-dated heading, and moves each session's watermark so nothing is summarised
-twice (docs/memory.md). With no `[digest] command` configured it says so and
+Writes `daily/D.md`, queues the long-term facts it proposes for `recall
+memory review` (or, with `[digest] facts = "memory"`, writes them into
+MEMORY.md as notes), and moves each session's watermark so nothing is
+summarised twice (docs/memory.md). With no `[digest] command` configured it says so and
 does nothing.
 """
 
@@ -41,12 +42,32 @@ def day_of(value: str) -> str:
         raise UsageError(f"--date must be YYYY-MM-DD, today or yesterday, not {value!r}") from None
 
 
+def _index(store: Any, names: list[str]) -> list[str]:
+    """Index the files a digest wrote; what could not be indexed, and why."""
+    from recall.memory.files import Source, daily_dir, index_file, memory_file
+
+    problems = []
+    for name in names:
+        if name == str(memory_file()):
+            source = Source(memory_file(), "memory_md")
+        else:
+            stem = name.rsplit("/", 1)[-1].removesuffix(".md")
+            source = Source(daily_dir() / f"{stem}.md", "daily_log", day=stem)
+        try:
+            index_file(store, source)
+        except OSError as exc:
+            problems.append(f"{source.path} was written but not indexed: {exc}")
+    return problems
+
+
 def run(args: argparse.Namespace) -> int:
     from recall.cli.render import print_json
     from recall.config import load_config
     from recall.memory.daily import digest
-    from recall.memory.files import Source, daily_dir, index_file, memory_file
+    from recall.memory.digest_forget import purge
+    from recall.memory.files import daily_dir
     from recall.memory.vectors import embed_quietly
+    from recall.privacy.forget import compact
     from recall.store import open_writer
 
     day = day_of(args.date)
@@ -55,14 +76,13 @@ def run(args: argparse.Namespace) -> int:
         sys.stderr.write(f"recall: {NO_SUMMARISER}")
         return 0
     with open_writer() as store:
+        if purge(store).digests:  # sessions forgotten by a hook's ignore marker meanwhile
+            compact(store)
         out = digest(store, day, config)
-        for name in out.files:
-            if name == str(memory_file()):
-                index_file(store, Source(memory_file(), "memory_md"))
-            else:
-                stem = name.rsplit("/", 1)[-1].removesuffix(".md")
-                index_file(store, Source(daily_dir() / f"{stem}.md", "daily_log", day=stem))
+        problems = _index(store, out.files)
         embed_quietly(store)
+    for problem in out.warnings + problems:
+        sys.stderr.write(f"recall: warning: {problem}\n")
     if args.json:
         print_json(out)
         return 0
@@ -70,10 +90,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"finished {out.recovered} digest(s) an earlier run left half done")
     if not out.messages:
         print(f"nothing new to digest for {day}")
-        return 0
-    print(
-        f"digested {out.messages} messages of {out.sessions} sessions into "
-        f"{daily_dir() / (day + '.md')}"
-        + (f"; {out.left} more wait for the next run (token budget)" if out.left else "")
-    )
+    else:
+        print(
+            f"digested {out.messages} messages of {out.sessions} sessions into "
+            f"{daily_dir() / (day + '.md')}"
+            + (f"; {out.left} more wait for the next run (token budget)" if out.left else "")
+        )
+    if out.proposed:
+        print(f"{out.proposed} proposed fact(s) wait for you: recall memory review")
     return 0

@@ -5,7 +5,9 @@
 session of a project (a directory or a glob; sessions in directories below it
 too). Messages, FTS entries and the mirror go, the database file is compacted
 so no copy remains, and a tombstone (id and agent only) keeps hooks and
-`sync` from indexing the session again (docs/privacy.md).
+`sync` from indexing the session again. Digests made from the session are
+taken back too: their daily-log sections, MEMORY.md notes and queued facts
+(docs/privacy.md).
 """
 
 from __future__ import annotations
@@ -32,8 +34,16 @@ def add_parser(subs: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from recall.cli.render import print_json
     from recall.cli.search import known_agents, project_arg
-    from recall.errors import UsageError
-    from recall.privacy.forget import Forgotten, forget, session_ids, targets
+    from recall.errors import RecallError, UsageError
+    from recall.memory.digest_forget import Taken, affected, describe, purge
+    from recall.privacy.forget import (
+        Forgotten,
+        compact,
+        delete,
+        session_ids,
+        session_keys,
+        targets,
+    )
     from recall.record import asdict
     from recall.store import open_writer
 
@@ -45,15 +55,25 @@ def run(args: argparse.Namespace) -> int:
         rowids = targets(store.conn, args.session, agent, args.project)
         if args.dry_run:
             done = Forgotten(sessions=session_ids(store.conn, rowids), messages=0)
+            taken = affected(store.conn, session_keys(store.conn, rowids))
         else:
-            done, wal_emptied = forget(store, rowids)
+            done = delete(store, rowids)
+            try:
+                taken = purge(store)  # the digests made from them (docs/privacy.md)
+            except RecallError as exc:  # the sessions are gone; the next rescan finishes this
+                taken = Taken()
+                sys.stderr.write(
+                    f"recall: warning: the digests made from them are not removed yet: {exc};"
+                    " fix that, then run `recall redact --rescan`\n"
+                )
+            wal_emptied = compact(store)
             if not wal_emptied:
                 sys.stderr.write(
                     "recall: warning: another process is reading the index, so its WAL could"
                     " not be emptied yet; run `recall redact --rescan` when it is done\n"
                 )
     if args.json:
-        print_json({**asdict(done), "dry_run": args.dry_run})
+        print_json({**asdict(done), "digests": asdict(taken), "dry_run": args.dry_run})
         return 0
     verb = "would forget" if args.dry_run else "forgot"
     print(
@@ -62,6 +82,8 @@ def run(args: argparse.Namespace) -> int:
     )
     for sid in done.sessions:
         print(f"  {sid}")
+    for line in describe(taken, args.dry_run, "it" if len(done.sessions) == 1 else "them"):
+        print(line)
     if args.project and not args.dry_run:
         print(
             "to keep new sessions of this project out too: "

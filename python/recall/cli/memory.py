@@ -1,8 +1,8 @@
-"""`recall memory edit|path`: the long-term MEMORY.md in recall's data directory.
+"""`recall memory edit|path|review`: the long-term MEMORY.md in recall's data directory.
 
 MEMORY.md is the user's own file: recall indexes it (by headings) whenever
-it changes, after `memory edit` at once, otherwise at the next `sync`, and
-`recall digest` appends the facts it proposes under a dated heading.
+it changes, after `memory edit` at once, otherwise at the next `sync`. The
+facts `recall digest` proposes wait for `memory review` (`memory_review`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 TEMPLATE = (
     "# Memory\n\n"
     "Long-term facts recall should keep: one heading per topic. recall indexes this\n"
-    "file by headings; `recall digest` appends what it learns under dated headings.\n"
+    "file by headings; facts you accept in `recall memory review` go under dated headings.\n"
 )
 
 
@@ -23,6 +23,9 @@ def add_parser(subs: Any) -> None:
     acts = p.add_subparsers(dest="action", metavar="ACTION", parser_class=type(p))
     acts.add_parser("edit", help="open MEMORY.md in $EDITOR, then index it")
     acts.add_parser("path", help="print where MEMORY.md is")
+    from recall.cli.memory_review import add_review
+
+    add_review(acts)
     p.set_defaults(run=run, action=None)
 
 
@@ -51,6 +54,10 @@ def _check_regular(path: Path) -> None:
 def run(args: argparse.Namespace) -> int:
     from recall.memory.files import memory_file
 
+    if args.action == "review":
+        from recall.cli.memory_review import review
+
+        return review(args)
     path = memory_file()
     if args.action in (None, "path"):
         print(path)

@@ -59,6 +59,8 @@ def _filter(files: list[str]) -> int:
 
 def _rescan(args: argparse.Namespace) -> int:
     from recall.cli.render import print_json
+    from recall.memory.digest_forget import describe, purge
+    from recall.privacy.forget import compact
     from recall.privacy.redaction import current
     from recall.privacy.rescan import rescan
     from recall.store import open_writer
@@ -66,6 +68,9 @@ def _rescan(args: argparse.Namespace) -> int:
     redactor = current()
     with open_writer() as store:
         report = rescan(store, redactor)
+        taken = purge(store)  # digests of sessions the marker or a tombstone removed
+        if taken.digests:
+            report.wal_emptied = compact(store)
     if not report.wal_emptied:
         sys.stderr.write(
             "recall: warning: another process is reading the index, so its WAL could not be"
@@ -81,4 +86,6 @@ def _rescan(args: argparse.Namespace) -> int:
         "FTS rebuilt and database compacted"
         + (f"; {report.log_lines_changed} log lines redacted" if report.log_lines_changed else "")
     )
+    for line in describe(taken, source="forgotten sessions"):
+        print(line)
     return 0

@@ -17,11 +17,13 @@ def run(args: argparse.Namespace) -> int:
     from recall import __version__, _accel
     from recall.cli.render import day, print_json
     from recall.config import computer_name
+    from recall.memory.oversize import describe, too_big
     from recall.store import open_reader
     from recall.store.queries import stats
 
     with open_reader() as store:
         st = stats(store.conn, store.path)
+        oversize = too_big(store.conn)
     if args.json:
         print_json(
             {
@@ -31,6 +33,7 @@ def run(args: argparse.Namespace) -> int:
                 "computer": computer_name(),
                 "sqlite": sqlite3.sqlite_version,
                 "index": st,
+                "too_big": oversize,
             }
         )
         return 0
@@ -55,6 +58,8 @@ def run(args: argparse.Namespace) -> int:
         )
     if st.skipped:
         print("lines skipped: " + ", ".join(f"{n} {r}" for r, n in sorted(st.skipped.items())))
+    if oversize:
+        print(f"memory files {describe(oversize)}")
     print(semantic_line())
     return 0
 

@@ -72,10 +72,14 @@ def run(args: argparse.Namespace) -> int:
         print(
             f"{summary_line(report)}. Index: {totals.sessions} sessions, "
             f"{totals.messages} messages; {files.files} memory and guidance files"
-            f" ({files.changed} changed, {files.removed} removed)."
+            f" ({files.changed} changed, {files.removed} removed"
+            + (f", {len(files.passed_over)} passed over" if files.passed_over else "")
+            + ")."
         )
         for path, why in report.passed_over:
             print(f"  passed over {path}: {why}")
+        for why in files.passed_over:  # e.g. a MEMORY.md too big to index (memory.oversize)
+            print(f"  passed over {why}")
         if report.files_seen == 0:
             looked = [
                 str(root) for name in args.agent or ADAPTERS for root in roots_for(ADAPTERS[name])

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from recall.doctor.findings import FAIL, OK, SKIP, WARN, Check, CheckFn, Context
 from recall.doctor.hook_checks import check_hooks, check_mcp
+from recall.doctor.memory_checks import check_memory_files
 from recall.doctor.peer_checks import check_peers
 from recall.doctor.setup_checks import check_config, check_data_dir
 from recall.doctor.store_checks import (
@@ -35,6 +36,7 @@ def checks() -> list[CheckFn]:
         check_hooks,
         check_mcp,
         check_model,
+        check_memory_files,
         check_peers,
         check_log,
     ]

@@ -1,14 +1,17 @@
-"""`recall digest`: a day's conversations summarised into daily/D.md, facts proposed to MEMORY.md.
+"""`recall digest`: a day's conversations summarised into daily/D.md, facts queued for review.
 
-The summariser is the user's command (any LLM CLI reading a prompt on stdin);
-the prompt is `digest_prompt.md`. What is sent: each session's messages of the
-day after its watermark (`digest_marks`, the last position summarised),
-oldest session first, up to a token budget; what did not fit waits for the
-next run. A digest is carried from the summariser's answer to the watermark
-by a `digest_pending` row, so a crash anywhere between them neither repeats
-nor loses anything: the next run finishes a pending digest first, appending
-only the sections its files do not hold yet (each carries its digest id in
-its heading) and then moving the watermarks.
+The summariser is the user's command (any LLM CLI reading a prompt on stdin,
+run with bounds by `summariser`); the prompt is `digest_prompt.md`. What is
+sent: each session's messages of the day after its watermark (`digest_marks`,
+the last position summarised), oldest session first, up to a token budget;
+what did not fit waits for the next run. A digest is carried from the
+summariser's answer to the watermark by a `digest_pending` row, so a crash
+anywhere between them neither repeats nor loses anything: the next run
+finishes a pending digest first, putting in only the sections its files do
+not hold as written (each carries its digest id in its heading, and no text
+under a heading can pose as one: `sections`) and moving the watermarks only
+once they are there. Each digest records its sessions (`digest_sessions`) so
+that `recall forget` can take back what it derived (`digest_forget`).
 
 The summariser's own session must never be indexed: the prompt's first line
 is the ignore marker (so `sync` and every hook refuse that session, with a
@@ -19,21 +22,22 @@ honours even when the marker is switched off (docs/memory.md).
 from __future__ import annotations
 
 import json
-import os
 import re
-import shlex
-import subprocess
 import time
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
-from recall.config import DIGEST_CHILD, DigestConfig
-from recall.errors import RecallError
+from recall.config import DigestConfig
+from recall.errors import ConfigError, RecallError
+from recall.memory import facts as queue
+from recall.memory import sections
 from recall.memory.files import daily_dir, memory_file
+from recall.memory.summariser import summarise
 from recall.privacy.policy import settings as privacy_settings
 from recall.privacy.redaction import current
 from recall.record import Record, field
 from recall.store import Store
+from recall.store.locking import write_lock
 
 CHARS_PER_TOKEN = 4
 """A token budget becomes a character budget at about 4 characters a token (English)."""
@@ -116,39 +120,6 @@ def prompt(day: str, conversations: str) -> str:
     )
 
 
-def summarise(command: str, text: str, timeout: float) -> str:
-    """The summariser's answer to `text`; RecallError when it fails or says nothing."""
-    try:
-        argv = shlex.split(command)
-    except ValueError as exc:
-        raise RecallError(f"cannot read [digest] command {command!r}: {exc}") from None
-    env = {**os.environ, DIGEST_CHILD: "1"}
-    try:
-        done = subprocess.run(
-            argv,
-            input=text.encode("utf-8"),
-            capture_output=True,
-            timeout=timeout,
-            env=env,
-            check=False,
-        )
-    except FileNotFoundError:
-        raise RecallError(
-            f"the summariser {argv[0]!r} was not found; nothing was digested"
-        ) from None
-    except subprocess.TimeoutExpired:
-        raise RecallError(f"the summariser took over {timeout:g} s; nothing was digested") from None
-    answer = done.stdout.decode("utf-8", errors="replace").strip()
-    if done.returncode != 0:
-        why = done.stderr.decode("utf-8", errors="replace").strip().splitlines()[-1:] or [""]
-        raise RecallError(
-            f"the summariser exited with status {done.returncode} {why[0]}; nothing was digested"
-        )
-    if not answer:
-        raise RecallError("the summariser printed nothing; nothing was digested")
-    return answer
-
-
 _SECTION = re.compile(
     r"^#{1,3}\s*(daily summary|long[- ]term facts)\s*$", re.IGNORECASE | re.MULTILINE
 )
@@ -192,6 +163,11 @@ def record(store: Store, day: str, summary: str, facts: str, work: Plan) -> Dige
             " VALUES (?, ?, ?, ?, ?)",
             (day, json.dumps(marks), summary, facts, time.time()),
         )
+        db.executemany(  # which sessions it came from, for `recall forget` (digest_forget)
+            "INSERT INTO digest_sessions(digest, session_id, agent, day, after, upto)"
+            " SELECT ?, session_id, agent, ?, ?, ? FROM sessions WHERE id = ?",
+            [(cur.lastrowid, day, work.before[sid], pos, sid) for sid, pos in marks.items()],
+        )
     return Digest(int(cur.lastrowid or 0), day, summary, facts, marks)
 
 
@@ -204,35 +180,54 @@ def pending(store: Store) -> list[Digest]:
     ]
 
 
-def _append(path: Path, heading: str, body: str, title: str) -> None:
-    """Append a section unless the file already holds it (a digest finished after a crash)."""
-    existing = path.read_text(encoding="utf-8") if path.exists() else ""
-    if re.search(rf"^{re.escape(heading)}$", existing, re.MULTILINE):
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a", encoding="utf-8") as fh:
-        if not existing:
-            fh.write(f"# {title}\n")
-        elif not existing.endswith("\n"):
-            fh.write("\n")
-        fh.write(f"\n{heading}\n\n{body.strip()}\n")
-        fh.flush()
-        os.fsync(fh.fileno())
+MAX_SUMMARY = 32 * 1024
+"""Characters of one digest's summary kept in the daily log (a day's summary is a few
+thousand); a longer answer is cut, and says so."""
 
 
-def write_files(digest: Digest) -> list[Path]:
-    """Append the digest to daily/D.md and its facts to MEMORY.md (each at most once)."""
+def bounded(summary: str) -> str:
+    """`summary` cut to MAX_SUMMARY characters, at a line where it can be."""
+    if len(summary) <= MAX_SUMMARY:
+        return summary
+    cut = summary[:MAX_SUMMARY]
+    cut = cut[: cut.rfind("\n")] if "\n" in cut else cut
+    return f"{cut}\n\n(cut: the summariser wrote {len(summary) - len(cut)} more characters)"
+
+
+def facts_mode(config: DigestConfig) -> str:
+    if config.facts not in queue.MODES:
+        raise ConfigError(f"[digest] facts must be review or memory, not {config.facts!r}")
+    return config.facts
+
+
+class Written(Record):
+    files: list[Path]
+    mode: str
+    """Where the facts went: "memory", or "review" (also when MEMORY.md could not take them)."""
+    warning: str = ""
+
+
+def write_files(digest: Digest, mode: str) -> Written:
+    """Put the digest's section into daily/D.md and, with `mode` "memory", its facts into
+    MEMORY.md as notes; each is read back before anything is marked done (`sections.put`).
+    Facts MEMORY.md cannot take (too big, not a file) are queued for review instead."""
     log = daily_dir() / f"{digest.day}.md"
-    _append(log, f"## Digest {digest.id}", digest.summary, digest.day)
-    written = [log]
-    if digest.facts:
-        _append(memory_file(), f"## {digest.day} · digest {digest.id}", digest.facts, "Memory")
-        written.append(memory_file())
-    return written
+    sections.put(log, digest.day, f"## Digest {digest.id}", sections.body(digest.summary))
+    done = Written([log], mode)
+    found = queue.split(digest.facts)
+    if found and mode == "memory":
+        try:
+            queue.note(digest.day, digest.id, found)
+            done.files.append(memory_file())
+        except RecallError as exc:
+            done.mode, done.warning = "review", f"{exc}; its facts wait in `recall memory review`"
+    return done
 
 
-def apply_marks(store: Store, digest: Digest) -> None:
-    """Move the watermarks (never backwards) and close the digest, in one transaction."""
+def apply_marks(store: Store, digest: Digest, mode: str = "review") -> int:
+    """Move the watermarks (never backwards), queue the facts for review (`mode` "review")
+    and close the digest, in one transaction; how many facts were queued."""
+    queued = 0
     with store.transaction() as db:
         db.executemany(
             "INSERT INTO digest_marks(session, position, digested_at) SELECT ?, ?, ?"
@@ -241,13 +236,18 @@ def apply_marks(store: Store, digest: Digest) -> None:
             " digested_at = excluded.digested_at",
             [(sid, pos, time.time(), sid) for sid, pos in digest.marks.items()],
         )
+        if mode == "review":
+            queued = queue.propose(db, digest.id, digest.day, queue.split(digest.facts))
         db.execute("DELETE FROM digest_pending WHERE id = ?", (digest.id,))
+    return queued
 
 
-def finish(store: Store, digest: Digest) -> list[Path]:
-    written = write_files(digest)
-    apply_marks(store, digest)
-    return written
+def finish(store: Store, digest: Digest, mode: str) -> tuple[Written, int]:
+    """Write the digest's files (under the write lock: `recall memory review` and `forget`
+    rewrite them too), then mark it done; (what was written, facts queued)."""
+    with write_lock(store.lock_path):
+        written = write_files(digest, mode)
+    return written, apply_marks(store, digest, written.mode)
 
 
 class Outcome(Record):
@@ -256,23 +256,32 @@ class Outcome(Record):
     messages: int = 0
     left: int = 0
     recovered: int = 0
+    proposed: int = 0
+    """Facts queued for `recall memory review`."""
     files: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
 
 def digest(store: Store, day: str, config: DigestConfig) -> Outcome:
     """Finish any digest a crash left pending, then digest `day` (see the module)."""
+    mode = facts_mode(config)
     out = Outcome(day)
     for left_over in pending(store):
-        out.files += [str(p) for p in finish(store, left_over)]
+        written, queued = finish(store, left_over, mode)
+        out.files += [str(p) for p in written.files]
+        out.warnings += [written.warning] if written.warning else []
+        out.proposed += queued
         out.recovered += 1
     work = plan(store, day, config.max_tokens)
     if work.messages == 0:
         return out
     assert config.command is not None
     answer = summarise(config.command, prompt(day, work.text), config.timeout)
-    summary, facts = split_answer(answer)
-    done = record(store, day, summary, facts, work)
-    out.files += [str(p) for p in finish(store, done)]
+    summary, found = split_answer(answer)
+    done = record(store, day, bounded(summary), found, work)
+    written, queued = finish(store, done, mode)
+    out.files = sorted({*out.files, *(str(p) for p in written.files)})
+    out.warnings += [written.warning] if written.warning else []
+    out.proposed += queued
     out.sessions, out.messages, out.left = work.sessions, work.messages, work.left
-    out.files = sorted(set(out.files))
     return out

@@ -271,7 +271,7 @@ def sync_files(store: Store, embed: bool = True) -> FilesReport:
             written = index_file(store, source)
         except OSError as exc:
             log(f"sync: passed over {source.path}: {exc}")
-            report.passed_over.append(str(source.path))
+            report.passed_over.append(f"{source.path}: {exc}")
             if isinstance(exc, LeadsOut):
                 led_out.add(stored_name(source.path))
             continue

@@ -94,15 +94,28 @@ def session_ids(db: sqlite3.Connection, rowids: list[int]) -> list[str]:
     return [r[0] for r in db.execute(sql, rowids)]
 
 
+def session_keys(db: sqlite3.Connection, rowids: list[int]) -> list[tuple[str, str]]:
+    """(session_id, agent) of `rowids`: what tombstones and digests name a session by."""
+    marks = ",".join("?" * len(rowids))
+    sql = f"SELECT session_id, agent FROM sessions WHERE id IN ({marks})"
+    return [(r[0], r[1]) for r in db.execute(sql, rowids)]
+
+
+def delete(store: Store, rowids: list[int]) -> Forgotten:
+    """Delete `rowids` for good, with tombstones; the caller compacts (after taking back
+    what was derived from them: `memory.digest_forget`)."""
+    store.conn.execute("PRAGMA secure_delete=ON")
+    with store.transaction() as db:
+        return delete_sessions(db, rowids, FORGET)
+
+
 def forget(store: Store, rowids: list[int]) -> tuple[Forgotten, bool]:
     """Delete `rowids` for good, with tombstones, and compact the file.
 
     Returns what was forgotten and whether the WAL could be emptied (a
     reader holding it open leaves old frames until the next compaction).
     """
-    store.conn.execute("PRAGMA secure_delete=ON")
-    with store.transaction() as db:
-        done = delete_sessions(db, rowids, FORGET)
+    done = delete(store, rowids)
     return done, compact(store)
 
 

@@ -2,7 +2,8 @@
 
 Rules improve and configs grow after text was indexed. A rescan rewrites
 every stored text the current redactor changes (messages, titles, projects,
-metadata, adapters' resume state, Claude summaries, memories and file chunks),
+metadata, adapters' resume state, Claude summaries, memories, file chunks, and
+the facts and pending answers of digests),
 deletes sessions that an exclusion glob or the ignore marker now covers, then
 rebuilds the FTS
 indexes and compacts the file (see `forget.compact`) so no copy of a removed secret survives in the
@@ -74,6 +75,8 @@ _SOURCE_TEXTS = (
     ("memories", ("text", "project")),
     ("file_chunks", ("heading", "text")),
     ("files", ("path", "project")),
+    ("digest_facts", ("text",)),
+    ("digest_pending", ("summary", "facts")),
 )
 
 

@@ -384,6 +384,41 @@ def m007_memories(db: sqlite3.Connection) -> None:
     )
 
 
+def m008_digest_sources(db: sqlite3.Connection) -> None:
+    """Which sessions each digest came from, and the facts it proposed awaiting review.
+
+    `digest_sessions` names each digest's sessions by (session_id, agent), which
+    outlive the session row, with the watermark before and after the digest: `recall
+    forget` finds what was derived from a forgotten session and can set its other
+    sessions' watermarks back so they are summarised again. `digest_facts` holds
+    facts a digest proposed until the user accepts (into MEMORY.md) or rejects them.
+    """
+    run_script(
+        db,
+        """
+        CREATE TABLE digest_sessions (
+            digest INTEGER NOT NULL,
+            session_id TEXT NOT NULL,
+            agent TEXT NOT NULL,
+            day TEXT NOT NULL,
+            after INTEGER NOT NULL,
+            upto INTEGER NOT NULL,
+            PRIMARY KEY (digest, session_id, agent)
+        ) WITHOUT ROWID;
+        CREATE INDEX digest_sessions_session ON digest_sessions(session_id, agent);
+        CREATE TABLE digest_facts (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            digest INTEGER NOT NULL,
+            day TEXT NOT NULL,
+            n INTEGER NOT NULL,
+            text TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            UNIQUE (digest, n)
+        );
+        """,
+    )
+
+
 MIGRATIONS: list[Migration] = [
     m001_initial,
     m002_vectors,
@@ -392,6 +427,7 @@ MIGRATIONS: list[Migration] = [
     m005_forgotten_messages,
     m006_summaries,
     m007_memories,
+    m008_digest_sources,
 ]
 
 
