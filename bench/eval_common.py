@@ -1,8 +1,10 @@
-"""What both retrieval evaluations share: ingest, embed, search every mode, score, print.
+"""What the retrieval evaluations share: ingest, embed, search as a user, score, print.
 
 A corpus goes in through recall's real paths (`recall ingest --format jsonl`
-into a throwaway RECALL_HOME, the `recall embed` job, the code behind
-`recall search`); nothing here ranks anything itself. Scores:
+into a throwaway RECALL_HOME, the `recall embed` job) and every question is
+asked through `search_as_user`: `recall search Q --json` in-process, at the
+flags a user gets unless a row names one (`--mode`, `--messages`); nothing
+here ranks anything itself. Scores:
 
 - session level, as LongMemEval's eval_utils.py: recall_all@k (every gold
   session in the top k) and ndcg_any@k (binary relevance);
@@ -67,6 +69,7 @@ class Variant:
     """Search-time settings for one scoring pass (None: recall's own value)."""
 
     def __init__(self, spec: str) -> None:
+        self.spec = spec
         self.name, _, body = spec.partition(":")
         self.settings = dict(kv.split("=", 1) for kv in body.split(",") if kv)
 
@@ -106,11 +109,35 @@ class Variant:
         return self.settings.get("fusion", "rrf")
 
     @property
+    def flags(self) -> tuple[str, ...]:
+        """The `recall search` flags this variant sets (`--fusion`); the rest are settings."""
+        return ("--fusion", self.settings["fusion"]) if "fusion" in self.settings else ()
+
+    @property
     def exact(self) -> bool:
         return self.settings.get("exact", "1") == "1"
 
 
+def modes_of(args: argparse.Namespace) -> list[str]:
+    """The modes `--modes` names, each checked."""
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    for m in modes:
+        if m not in (*MODES, "default"):
+            raise SystemExit(f"--modes: {m!r} is not one of {', '.join(MODES)}, default")
+    return modes
+
+
+def needs_vectors(modes: Sequence[str]) -> bool:
+    """Whether any of `modes` searches by meaning (else nothing is embedded: faster)."""
+    return any(m != "keyword" for m in modes)
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--modes",
+        default=",".join(MODES),
+        help="search modes to score, each as `--mode M` (`default`: no --mode flag)",
+    )
     p.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help="vector cache across runs")
     p.add_argument("--roles", default="", help="roles to embed (default: the config's)")
     p.add_argument(
@@ -285,37 +312,86 @@ def message_map(conn: Any) -> dict[tuple[str, int], int]:
     return out
 
 
+USER_ENTRY = ("search",)
+"""The command every evaluation asks: `recall search` itself (argv after `recall`)."""
+
+
+def search_as_user(question: str, *flags: str) -> list[dict[str, Any]]:
+    """The results `recall search QUESTION --json FLAGS...` prints, run in-process.
+
+    The one place every evaluation searches (bench/eval_*, the quality gate): the
+    same entry, parsing, defaults (scope all, limit 10, fusion, decay and weights
+    from the config), typo correction and merge a user gets. Point it at another
+    entry here and every evaluation follows.
+    """
+    import json
+
+    from recall.cli import main as recall_main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = recall_main([*USER_ENTRY, question, "--json", *flags])
+    if code != 0:
+        raise RuntimeError(f"recall search {question!r} {' '.join(flags)}: {err.getvalue()}")
+    results: list[dict[str, Any]] = json.loads(out.getvalue())["results"]
+    return results
+
+
+def result_id(r: dict[str, Any]) -> str:
+    """What a JSON result stands for: its session, or `memory:ID` / `file:PATH#HEADING`."""
+    if r.get("source", "session") == "session":
+        return str(r["session_id"])
+    if r.get("memory_id"):
+        return f"memory:{r['memory_id']}"
+    return f"file:{r.get('path', '')}#{r.get('heading', '')}"
+
+
+def message_id(r: dict[str, Any]) -> Message:
+    """(session id, message index) of a `--messages` result; non-session results never match."""
+    if r.get("source", "session") != "session":
+        return (result_id(r), -1)
+    return (str(r["session_id"]), int(r.get("message_index") or 0))
+
+
+def mode_flags(mode: str) -> tuple[str, ...]:
+    """The flags a row named `mode` searches with: `default` adds none."""
+    return () if mode == "default" else ("--mode", mode)
+
+
 def search_all(
-    conn: Any,
     question: str,
     gold: set[str],
     corpus: list[str],
     gold_messages: set[Message],
     variants: list[Variant],
+    modes: Sequence[str] = MODES,
+    extra: Sequence[str] = (),
 ) -> dict[str, dict[str, float]]:
-    """Scores of every mode (and of hybrid under every variant) for one question."""
-    from recall.search.modes import run
-
+    """Scores of every mode (and of hybrid under every variant) for one question, each
+    through `search_as_user` with `--mode M` (and `--messages` for message recall) and
+    `extra` as the only flags."""
     scores: dict[str, dict[str, float]] = {}
     for variant in variants:
-        with variant.applied():
-            for mode in MODES:
+        with variant.applied(), _exact_tier(variant.exact):
+            for mode in modes:
                 name = mode if variant.name == "default" else f"{mode}/{variant.name}"
                 if variant.name != "default" and mode == "keyword":
                     continue
+                flags = (*mode_flags(mode), *variant.flags, *extra)
                 with querying():
-                    out = _run(run, conn, question, mode, variant, False)
-                    msgs = _run(run, conn, question, mode, variant, True)
-                ranked = [r.session_id for r in out.results]
-                mranked = [(r.session_id, r.message_index or 0) for r in msgs.results]
+                    out = search_as_user(question, *flags)
+                    msgs = search_as_user(question, *flags, "--messages")
+                ranked = [result_id(r) for r in out]
+                mranked = [message_id(r) for r in msgs]
                 scores[name] = metrics(ranked, gold, corpus) | message_metrics(
                     mranked, gold_messages
                 )
     return scores
 
 
-def _run(run: Any, conn: Any, question: str, mode: str, variant: Variant, messages: bool) -> Any:
-    """One search; `exact=0` runs hybrid without the exact-match tier (fusion as before)."""
+@contextlib.contextmanager
+def _exact_tier(on: bool) -> Iterator[None]:
+    """With `on` False, hybrid runs without the exact-match tier (fusion as before)."""
     import recall.search.modes as modes
 
     original = modes.fuse
@@ -324,18 +400,24 @@ def _run(run: Any, conn: Any, question: str, mode: str, variant: Variant, messag
         kw.pop("exact", None)
         return original(*a[:5], **kw)
 
-    if not variant.exact:
+    if not on:
         modes.fuse = fuse
     try:
-        return run(conn, question, _filters(), 10, mode, variant.fusion, 0.0, messages).output
+        yield
     finally:
         modes.fuse = original
 
 
-def _filters() -> Any:
-    from recall.search.results import Filters
-
-    return Filters()
+def flags_line(modes: Sequence[str], variants: Sequence[Variant], extra: Sequence[str] = ()) -> str:
+    """The one line each evaluation prints: which flags it varies, the rest being defaults."""
+    rows = [" ".join(("recall search Q --json", *mode_flags(m), *extra)) for m in modes]
+    tuned = [f"{v.name}: {v.spec}" for v in variants if v.name != "default"]
+    return (
+        "searched as: "
+        + " | ".join(rows)
+        + " (each also with --messages; every other flag at its default)"
+        + (f"; variants (module settings, not flags): {', '.join(tuned)}" if tuned else "")
+    )
 
 
 def similarities(conn: Any, question: str, gold: set[str], evidence: set[int]) -> dict[str, Any]:
