@@ -313,7 +313,8 @@ def main(argv: list[str] | None = None) -> int:
                         detail[f"{name}, {mode}"] = ranks
             finally:
                 shutil.rmtree(copy, ignore_errors=True)
-    print(f"{len(mixed.questions)} questions, {time.perf_counter() - started:.0f}s", file=sys.stderr)
+    took = time.perf_counter() - started
+    print(f"{len(mixed.questions)} questions, {took:.0f}s", file=sys.stderr)
     print(table(rows, mixed))
     if args.json:
         args.json.write_text(json.dumps(detail, indent=1), encoding="utf-8")

@@ -102,13 +102,15 @@ def recorded_table(figures: dict[str, Figures]) -> str:
     for name, vals in figures.items():
         inner = ", ".join(f'"{m}": {vals[m]:.4f}' for m in METRICS)
         lines.append(f'    "{name}": {{{inner}}},')
-    return "\n".join(lines + ["}"])
+    return "\n".join([*lines, "}"])
 
 
 def record(figures: dict[str, Figures], test: Path = TEST) -> None:
     """Replace the `RECORDED = {...}` table in the test with `figures`."""
     text = test.read_text(encoding="utf-8")
-    new, n = re.subn(r"^RECORDED = \{\n.*?^\}$", recorded_table(figures), text, 1, re.M | re.S)
+    new, n = re.subn(
+        r"^RECORDED = \{\n.*?^\}$", recorded_table(figures), text, count=1, flags=re.M | re.S
+    )
     if n != 1:
         raise SystemExit(f"no RECORDED table found in {test}")
     test.write_text(new, encoding="utf-8")
