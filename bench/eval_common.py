@@ -127,6 +127,13 @@ def modes_of(args: argparse.Namespace) -> list[str]:
     return modes
 
 
+def extra_flags(args: argparse.Namespace) -> list[str]:
+    """The `--flags` given, as `recall search` arguments added to every search."""
+    import shlex
+
+    return shlex.split(args.flags)
+
+
 def needs_vectors(modes: Sequence[str]) -> bool:
     """Whether any of `modes` searches by meaning (else nothing is embedded: faster)."""
     return any(m != "keyword" for m in modes)
@@ -137,6 +144,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--modes",
         default=",".join(MODES),
         help="search modes to score, each as `--mode M` (`default`: no --mode flag)",
+    )
+    p.add_argument(
+        "--flags",
+        default="",
+        help='more `recall search` flags for every search, e.g. "--scope sessions" (default none)',
     )
     p.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help="vector cache across runs")
     p.add_argument("--roles", default="", help="roles to embed (default: the config's)")

@@ -22,6 +22,7 @@ import os
 import re
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -86,7 +87,11 @@ class Corpus:
 
 
 def score_all(
-    corpus: Corpus, modes: list[str], variants: list[ec.Variant], calibrate: bool = False
+    corpus: Corpus,
+    modes: list[str],
+    variants: list[ec.Variant],
+    calibrate: bool = False,
+    extra: Sequence[str] = (),
 ) -> list[dict[str, Any]]:
     """Every question's scores, the corpus being ingested in the current RECALL_HOME."""
     from recall.store import open_reader
@@ -98,7 +103,7 @@ def score_all(
     for qid, question in corpus.questions.items():
         gold_messages = corpus.evidence[qid]
         gold = {sid for sid, _ in gold_messages}
-        scores = ec.search_all(question, gold, every, gold_messages, variants, modes)
+        scores = ec.search_all(question, gold, every, gold_messages, variants, modes, extra)
         kind = "multi-session" if len(gold) > 1 else "single-session"
         row: dict[str, Any] = {"id": qid, "type": kind, "scores": scores}
         if calibrate:
@@ -128,7 +133,8 @@ def main(argv: list[str] | None = None) -> int:
     corpus = Corpus(args.data.read_text(encoding="utf-8"))
     modes = ec.modes_of(args)
     variants = [ec.Variant("default:")] + [ec.Variant(v) for v in args.variant]
-    print(ec.flags_line(modes, variants))
+    extra = ec.extra_flags(args)
+    print(ec.flags_line(modes, variants, extra))
     cache = VectorCache(args.cache)
     started = time.perf_counter()
     try:
@@ -137,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
             if ec.needs_vectors(modes):
                 report = ec.embed(args, cache)
                 print(f"embedded {report.chunks} chunks in {report.seconds:.0f}s", file=sys.stderr)
-            rows = score_all(corpus, modes, variants, bool(args.calibrate))
+            rows = score_all(corpus, modes, variants, bool(args.calibrate), extra)
     finally:
         cache.close()
     print(f"{len(rows)} questions, {time.perf_counter() - started:.0f}s", file=sys.stderr)

@@ -26,7 +26,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -97,7 +97,7 @@ def evidence(conn: Any, q: dict[str, Any]) -> set[ec.Message]:
 
 
 def score_question(
-    q: dict[str, Any], modes: list[str], variants: list[ec.Variant]
+    q: dict[str, Any], modes: list[str], variants: list[ec.Variant], extra: Sequence[str] = ()
 ) -> dict[str, Any]:
     """One question's scores, its haystack being ingested in the current RECALL_HOME."""
     from recall.store import open_reader
@@ -111,6 +111,7 @@ def score_question(
         gold_messages,
         variants,
         modes,
+        extra,
     )
     return {"id": q["question_id"], "type": q["question_type"], "scores": scores}
 
@@ -124,7 +125,7 @@ def run_question(
     with haystack(q):
         if ec.needs_vectors(modes):
             ec.embed(args, cache)
-        row = score_question(q, modes, variants)
+        row = score_question(q, modes, variants, ec.extra_flags(args))
         if args.calibrate:
             with open_reader() as reader:
                 ids = ec.message_map(reader.conn)
@@ -171,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
 
     questions = select(load(args.data), args.per_type, args.questions)
     variants = [ec.Variant("default:")] + [ec.Variant(v) for v in args.variant]
-    print(ec.flags_line(ec.modes_of(args), variants))
+    print(ec.flags_line(ec.modes_of(args), variants, ec.extra_flags(args)))
     cache = VectorCache(args.cache)
     rows = []
     started = time.perf_counter()

@@ -54,6 +54,13 @@ GRID = {
     "memories down (0.8)": {"memory": 0.8, "memory_file": 0.8},
     "files up (0.9)": {"file": 0.9},
     "files down (0.5)": {"file": 0.5},
+    "memories 0.8, files 0.8": {"memory": 0.8, "memory_file": 0.8, "file": 0.8},
+    "memories 0.8, msg 0.7, ses 0.6": {
+        "memory": 0.8,
+        "memory_file": 0.8,
+        "message": 0.7,
+        "session": 0.6,
+    },
 }
 """Weights to try, each over recall's defaults (`search.sources.WEIGHTS`)."""
 
