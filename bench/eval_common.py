@@ -26,7 +26,7 @@ import math
 import os
 import tempfile
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -324,6 +324,58 @@ def message_map(conn: Any) -> dict[tuple[str, int], int]:
     return out
 
 
+BASELINE = "plain FTS5 BM25"
+
+
+class PlainBM25:
+    """The baseline every figure is read against, measured in the same run: plain SQLite
+    FTS5 BM25 (porter, an OR of the question's words) over the same messages, a session
+    ranked by its best message. A search that does worse than this has a bug, not a limit."""
+
+    def __init__(self, docs: Iterable[tuple[Hashable, str]]) -> None:
+        import sqlite3
+
+        self.keys: list[Hashable] = []
+        self.db = sqlite3.connect(":memory:")
+        self.db.execute("CREATE VIRTUAL TABLE t USING fts5(text, tokenize='porter')")
+        for key, text in docs:
+            self.keys.append(key)
+            self.db.execute("INSERT INTO t (rowid, text) VALUES (?, ?)", (len(self.keys), text))
+
+    @classmethod
+    def of_index(cls) -> PlainBM25:
+        """Over the messages stored in the current RECALL_HOME, keyed as `Message`s."""
+        from recall.store import open_reader
+
+        with open_reader() as reader:
+            rows = reader.conn.execute(
+                """SELECT s.session_id,
+                          row_number() OVER (PARTITION BY m.session ORDER BY m.position) - 1,
+                          m.text
+                   FROM messages m JOIN sessions s ON s.id = m.session"""
+            ).fetchall()
+        return cls(((str(sid), int(n)), text) for sid, n, text in rows)
+
+    def ranked(self, question: str) -> list[Any]:
+        """Keys of the matching documents, best first."""
+        import re
+
+        words = re.findall(r"\w+", question)
+        if not words:
+            return []
+        match = " OR ".join(f'"{w}"' for w in words)
+        rows = self.db.execute("SELECT rowid FROM t WHERE t MATCH ? ORDER BY bm25(t)", (match,))
+        return [self.keys[r[0] - 1] for r in rows]
+
+    def scores(
+        self, question: str, gold: set[str], corpus: list[str], gold_messages: set[Message]
+    ) -> dict[str, float]:
+        """The same metrics as a recall row: sessions in order of their best message."""
+        ranked: list[Message] = self.ranked(question)
+        sessions = list(dict.fromkeys(sid for sid, _ in ranked))
+        return metrics(sessions, gold, corpus) | message_metrics(ranked, gold_messages)
+
+
 USER_ENTRY = ("search",)
 """The command every evaluation asks: `recall search` itself (argv after `recall`)."""
 
@@ -378,11 +430,14 @@ def search_all(
     variants: list[Variant],
     modes: Sequence[str] = MODES,
     extra: Sequence[str] = (),
+    baseline: PlainBM25 | None = None,
 ) -> dict[str, dict[str, float]]:
     """Scores of every mode (and of hybrid under every variant) for one question, each
     through `search_as_user` with `--mode M` (and `--messages` for message recall) and
-    `extra` as the only flags."""
+    `extra` as the only flags; first the `baseline`'s, when given."""
     scores: dict[str, dict[str, float]] = {}
+    if baseline is not None:
+        scores[BASELINE] = baseline.scores(question, gold, corpus, gold_messages)
     for variant in variants:
         with variant.applied(), _exact_tier(variant.exact):
             for mode in modes:

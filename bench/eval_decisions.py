@@ -99,11 +99,14 @@ def score_all(
     with open_reader() as reader:
         every = [r[0] for r in reader.conn.execute("SELECT session_id FROM sessions")]
         ids = ec.message_map(reader.conn)
+    baseline = ec.PlainBM25.of_index()
     rows: list[dict[str, Any]] = []
     for qid, question in corpus.questions.items():
         gold_messages = corpus.evidence[qid]
         gold = {sid for sid, _ in gold_messages}
-        scores = ec.search_all(question, gold, every, gold_messages, variants, modes, extra)
+        scores = ec.search_all(
+            question, gold, every, gold_messages, variants, modes, extra, baseline
+        )
         kind = "multi-session" if len(gold) > 1 else "single-session"
         row: dict[str, Any] = {"id": qid, "type": kind, "scores": scores}
         if calibrate:

@@ -28,7 +28,6 @@ import json
 import os
 import re
 import shlex
-import sqlite3
 import sys
 import time
 from collections import defaultdict
@@ -45,7 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("RECALL_SHARED", ROOT.parent / "shared"))
 DATA = SHARED / "eval" / "locomo" / "locomo_dev5.json"
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
-BASELINE = "plain FTS5 BM25"
+BASELINE = ec.BASELINE
 COLUMNS = ("R_all@5", "R_all@10", "turn_R@5")
 
 Turn = tuple[int, int]
@@ -139,28 +138,9 @@ def load(path: Path = DATA, names: Sequence[str] = ()) -> list[dict[str, Any]]:
     return convs
 
 
-class Baseline:
-    """Plain FTS5 BM25 over one conversation's turns: porter, an OR of the question's words."""
-
-    def __init__(self, conv: dict[str, Any]) -> None:
-        self.db = sqlite3.connect(":memory:")
-        self.db.execute(
-            "CREATE VIRTUAL TABLE t USING fts5(text, s UNINDEXED, n UNINDEXED, tokenize='porter')"
-        )
-        self.db.executemany(
-            "INSERT INTO t VALUES (?, ?, ?)",
-            [(turn_text(t), *turn_id(t)) for _, _, turns in sessions(conv) for t in turns],
-        )
-
-    def ranked(self, question: str) -> list[Turn]:
-        words = re.findall(r"\w+", question)
-        match = " OR ".join(f'"{w}"' for w in words)
-        return [
-            (int(s), int(n))
-            for s, n in self.db.execute(
-                "SELECT s, n FROM t WHERE t MATCH ? ORDER BY bm25(t)", (match,)
-            )
-        ]
+def baseline(conv: dict[str, Any]) -> ec.PlainBM25:
+    """Plain FTS5 BM25 over the conversation's turns, keyed by LoCoMo turn."""
+    return ec.PlainBM25((turn_id(t), turn_text(t)) for _, _, turns in sessions(conv) for t in turns)
 
 
 def scores(
@@ -206,7 +186,7 @@ def score_conversation(
     being ingested in the current RECALL_HOME."""
     turns = turn_map(conv)
     number = {session_id(conv, n): n for n, _, _ in sessions(conv)}
-    base = Baseline(conv)
+    base = baseline(conv)
     project = ("--project", conv["sample_id"])
     out = []
     for q, gold in questions(conv, first):

@@ -112,6 +112,7 @@ def score_question(
         variants,
         modes,
         extra,
+        ec.PlainBM25.of_index(),
     )
     return {"id": q["question_id"], "type": q["question_type"], "scores": scores}
 

@@ -108,7 +108,7 @@ def test_plain_bm25_baseline_ranks_a_session_by_its_best_turn() -> None:
             ],
         }
     }
-    assert eval_locomo.Baseline(conv).ranked("When did Bo adopt the greyhound?")[0] == (2, 1)
+    assert eval_locomo.baseline(conv).ranked("When did Bo adopt the greyhound?")[0] == (2, 1)
 
 
 def test_mixed_set_answers_are_each_kind_and_compete_with_other_sources() -> None:
