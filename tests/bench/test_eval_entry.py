@@ -81,3 +81,23 @@ def test_search_as_user_answers_as_the_recall_command_does(recall_home: Path) ->
 def test_a_failing_search_is_an_error_not_an_empty_ranking(recall_home: Path) -> None:
     with pytest.raises(RuntimeError, match="--limit"):
         eval_common.search_as_user("anything", "--limit", "0")
+
+
+def test_recording_the_gate_rewrites_only_its_table(tmp_path: Path) -> None:
+    import quality_gate
+
+    test = tmp_path / "test_gate.py"
+    original = quality_gate.TEST.read_text(encoding="utf-8")
+    test.write_text(original, encoding="utf-8")
+    figures = {
+        name: {m: 0.5 + n / 10 for m in quality_gate.METRICS}
+        for n, name in enumerate(quality_gate.SETS)
+    }
+    quality_gate.record(figures, test)
+    written = test.read_text(encoding="utf-8")
+    space: dict[str, object] = {}
+    start = written.index("RECORDED = {")
+    exec(written[start : written.index("\n}\n", start) + 2], space)
+    assert space["RECORDED"] == figures
+    head, tail = original.split("RECORDED = {")[0], original.split("\n}\n", 1)[1]
+    assert written.startswith(head) and written.endswith(tail)
