@@ -151,3 +151,16 @@ def test_a_file_gold_matches_its_path_and_heading_only() -> None:
 
 
 STOP = {"what", "which", "when", "where", "does", "should", "have", "with", "from", "that"}
+
+
+def test_every_mixed_answer_is_indexed_where_its_label_says() -> None:
+    """Built as a user would build it, each right answer is found by the default search."""
+    import eval_common
+    import eval_sources
+
+    mixed = eval_sources.MixedSet(eval_sources.DATA.read_text(encoding="utf-8"))
+    with eval_common.throwaway_home() as home:
+        ids = eval_sources.build(home, mixed, embed=False)
+        assert sorted(ids) == sorted(mixed.memories)
+        ranks = eval_sources.score(mixed, ids, ("--mode", "keyword"))
+    assert {q: r for q, (r, _) in ranks.items() if r is None} == {}
