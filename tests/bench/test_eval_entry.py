@@ -90,7 +90,7 @@ def test_recording_the_gate_rewrites_only_its_table(tmp_path: Path) -> None:
     original = quality_gate.TEST.read_text(encoding="utf-8")
     test.write_text(original, encoding="utf-8")
     figures = {
-        name: {m: 0.5 + n / 10 for m in quality_gate.METRICS}
+        name: {m: 0.5 + n / 10 for m in quality_gate.metrics_of(name)}
         for n, name in enumerate(quality_gate.SETS)
     }
     quality_gate.record(figures, test)
