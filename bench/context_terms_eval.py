@@ -7,8 +7,10 @@ proportion to its terms, so `recall.context.gather.prompt_query` keeps a few.
 Two data sets, each question's haystack ingested as `bench/eval_longmemeval.py`
 does: (1) the LongMemEval questions as prompts; (2) the same questions inside
 a long prompt (a generic preamble before and a request after, as people
-write them). For each, keyword message search (as the hook runs it) with the
-whole prompt, the first N words, and the N longest words; prints
+write them). For each, keyword message search as the hook runs it, asked
+through `recall search --json` itself (`eval_common.search_as_user` with
+`--mode keyword --messages --limit 5`, every other flag at its default) with
+the whole prompt, the first N words, and the N longest words; prints
 recall_any@5 (a gold session among the sessions of the top 5 messages) and
 the mean search time.
 """
@@ -21,7 +23,10 @@ import json
 import sys
 import time
 
+from eval_common import search_as_user
 from eval_longmemeval import DATA, haystack
+
+FLAGS = ("--mode", "keyword", "--messages", "--limit", "5")
 
 PREAMBLE = (
     "Hi again, I hope you are doing well today. I have been thinking about something we "
@@ -48,10 +53,6 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--questions", type=int, default=0, help="only the first N (0: all)")
     args = p.parse_args(argv)
-    from recall.search.modes import run
-    from recall.search.results import Filters
-    from recall.store import open_reader
-
     with gzip.open(DATA, "rt", encoding="utf-8") as fh:
         questions = [json.loads(line) for line in fh if line.strip()]
     questions = [q for q in questions if "_abs" not in q["question_id"]]
@@ -63,17 +64,17 @@ def main(argv: list[str] | None = None) -> int:
     for n, q in enumerate(questions, 1):
         with haystack(q):
             gold = set(q["answer_session_ids"])
-            with open_reader() as reader:
-                for shape, make in shapes.items():
-                    prompt = make(q["question"])
-                    for way, pick in ways.items():
-                        text = pick(prompt)  # type: ignore[operator]
-                        start = time.perf_counter()
-                        out = run(reader.conn, text, Filters(), 5, "keyword", messages=True)
-                        spent[shape, way] += time.perf_counter() - start
-                        found = {r.session_id for r in out.output.results}
-                        hits[shape, way] += bool(found & gold)
+            for shape, make in shapes.items():
+                prompt = make(q["question"])
+                for way, pick in ways.items():
+                    text = pick(prompt)  # type: ignore[operator]
+                    start = time.perf_counter()
+                    out = search_as_user(text, *FLAGS)
+                    spent[shape, way] += time.perf_counter() - start
+                    found = {r["session_id"] for r in out}
+                    hits[shape, way] += bool(found & gold)
         print(f"[{n}/{len(questions)}]", file=sys.stderr, end="\r")
+    print("searched as: recall search TEXT --json " + " ".join(FLAGS))
     print(f"\n{len(questions)} questions; recall_any@5 over message results; mean search ms")
     for shape in shapes:
         print(f"\n{shape}:")

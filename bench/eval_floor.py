@@ -11,7 +11,9 @@ FLOOR`). This measures, with the configured model and roles:
   model knows any of their words (`meaning.model_knows`, the gate before the
   floor);
 
-then, for candidate floors, the share of each that clears it.
+then, for candidate floors, the share of each that clears it. It ranks
+nothing, so it asks no search (the evaluations that rank go through
+`eval_common.search_as_user`, the `recall search` a user runs).
 
     python bench/eval_floor.py [--per-type 2] [--roles user,assistant]
 """

@@ -3,13 +3,15 @@
 Each question is its own corpus (the official protocol): its haystack
 sessions are written in recall's JSONL import format, ingested by
 `recall ingest --format jsonl` into a throwaway RECALL_HOME, embedded by the
-same job as `recall embed`, and searched by the same code as `recall search`
-in keyword, semantic and hybrid mode. Abstention questions (`_abs`) are
+same job as `recall embed`, and asked through `recall search --json` itself
+(`eval_common.search_as_user`) at a user's default flags, once per mode
+(`--mode keyword|semantic|hybrid`, `--modes`) and once more with `--messages`;
+the flags varied are printed first. Abstention questions (`_abs`) are
 skipped. Prints, per question type, recall_all@k and ndcg_any@k over sessions
 (as xiaowu0162/LongMemEval src/retrieval/eval_utils.py) and message recall@k
 over the turns LongMemEval marks `has_answer` (`search --messages`).
 
-    python bench/eval_longmemeval.py [--per-type N] [--roles user,assistant]
+    python bench/eval_longmemeval.py [--per-type N] [--modes keyword] [--roles user,assistant]
         [--variant name:floor=0.3,rrf_k=60] [--calibrate cos.json] [--json out.json]
 
 Vectors are cached by model and text (`--cache`), so a re-run embeds nothing new.
@@ -24,7 +26,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -94,31 +96,55 @@ def evidence(conn: Any, q: dict[str, Any]) -> set[ec.Message]:
     return out
 
 
+def score_question(
+    q: dict[str, Any], modes: list[str], variants: list[ec.Variant], extra: Sequence[str] = ()
+) -> dict[str, Any]:
+    """One question's scores, its haystack being ingested in the current RECALL_HOME."""
+    from recall.store import open_reader
+
+    with open_reader() as reader:
+        gold_messages = evidence(reader.conn, q)
+    scores = ec.search_all(
+        q["question"],
+        set(q["answer_session_ids"]),
+        list(q["haystack_session_ids"]),
+        gold_messages,
+        variants,
+        modes,
+        extra,
+        ec.PlainBM25.of_index(),
+    )
+    return {"id": q["question_id"], "type": q["question_type"], "scores": scores}
+
+
 def run_question(
     q: dict[str, Any], args: argparse.Namespace, cache: Any, variants: list[ec.Variant]
 ) -> dict[str, Any]:
     from recall.store import open_reader
 
+    modes = ec.modes_of(args)
     with haystack(q):
-        ec.embed(args, cache)
-        gold = set(q["answer_session_ids"])
-        with open_reader() as reader:
-            gold_messages = evidence(reader.conn, q)
-            scores = ec.search_all(
-                reader.conn,
-                q["question"],
-                gold,
-                list(q["haystack_session_ids"]),
-                gold_messages,
-                variants,
-            )
-            row = {"id": q["question_id"], "type": q["question_type"], "scores": scores}
-            if args.calibrate:
+        if ec.needs_vectors(modes):
+            ec.embed(args, cache)
+        row = score_question(q, modes, variants, ec.extra_flags(args))
+        if args.calibrate:
+            with open_reader() as reader:
                 ids = ec.message_map(reader.conn)
+                gold_messages = evidence(reader.conn, q)
                 row["cosines"] = ec.similarities(
-                    reader.conn, q["question"], gold, {ids[m] for m in gold_messages}
+                    reader.conn,
+                    q["question"],
+                    set(q["answer_session_ids"]),
+                    {ids[m] for m in gold_messages},
                 )
         return row
+
+
+def load(path: Path = DATA) -> list[dict[str, Any]]:
+    """The questions of the dev set, abstention questions left out (the official protocol)."""
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        questions = [json.loads(line) for line in fh if line.strip()]
+    return [q for q in questions if "_abs" not in q["question_id"]]
 
 
 def select(questions: list[dict[str, Any]], per_type: int, first: int) -> list[dict[str, Any]]:
@@ -145,11 +171,9 @@ def main(argv: list[str] | None = None) -> int:
 
     ec.use_model(args.model)
 
-    with gzip.open(args.data, "rt", encoding="utf-8") as fh:
-        questions = [json.loads(line) for line in fh if line.strip()]
-    questions = [q for q in questions if "_abs" not in q["question_id"]]
-    questions = select(questions, args.per_type, args.questions)
+    questions = select(load(args.data), args.per_type, args.questions)
     variants = [ec.Variant("default:")] + [ec.Variant(v) for v in args.variant]
+    print(ec.flags_line(ec.modes_of(args), variants, ec.extra_flags(args)))
     cache = VectorCache(args.cache)
     rows = []
     started = time.perf_counter()
