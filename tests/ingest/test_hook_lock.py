@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from clihelp import call_json, run
+from daemons import modules_after
 
 HOLD_S = 3.0
 NO_OP_BOUND_S = 1.5
@@ -81,6 +82,10 @@ def test_a_hook_with_nothing_to_write_does_not_wait_for_a_writer(
     assert took < NO_OP_BOUND_S
     log = recall_home / "recall.log"
     assert not log.exists() or "ingest --event" not in log.read_text(encoding="utf-8")
+    # nor does it load the parser, the writer's privacy checks or sync: one read decides
+    loaded = modules_after(["ingest", "--event", "agent-stop"], raw)
+    assert "recall.vetting" in loaded  # the probe saw the hook look
+    assert not loaded & {"recall.ingest", "recall.privacy.forget", "recall.sync"}
 
 
 def test_a_hook_with_work_waits_for_the_writer_and_writes(
