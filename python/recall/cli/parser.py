@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable, Iterator, Mapping
 from importlib import import_module
 from typing import Any
 
@@ -44,7 +45,7 @@ and `run(args)`, whose `add_parser` gives the same help."""
 
 _SETTABLE = frozenset({"description", "epilog", "usage", "formatter_class"})
 """What a command module may pass to `subs.add_parser` besides `help`: set on the parser
-made in advance."""
+already made."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -58,7 +59,7 @@ class _Parser(argparse.ArgumentParser):
 
 class _Fill:
     """What a command module's `add_parser(subs)` is handed: its `subs.add_parser` returns
-    the subcommand's parser made in advance, so the module adds its arguments to it."""
+    the subcommand's parser, already made, so the module adds its arguments to it."""
 
     def __init__(self, name: str, parser: argparse.ArgumentParser) -> None:
         self.name = name
@@ -74,44 +75,60 @@ class _Fill:
         return self.parser
 
 
+class _Parsers(Mapping[str, argparse.ArgumentParser]):
+    """Each subcommand's parser, made and given its arguments when first looked up (argparse
+    looks one up only to dispatch to it); membership and order come from `COMMANDS`."""
+
+    def __init__(self, make: Callable[[str], argparse.ArgumentParser]) -> None:
+        self._make = make
+        self._made: dict[str, argparse.ArgumentParser] = {}
+
+    def __getitem__(self, name: str) -> argparse.ArgumentParser:
+        if name not in COMMANDS:
+            raise KeyError(name)
+        if name not in self._made:
+            self._made[name] = self._make(name)
+        return self._made[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in COMMANDS
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(COMMANDS)
+
+    def __len__(self) -> int:
+        return len(COMMANDS)
+
+
 class _Commands(argparse._SubParsersAction):  # type: ignore[type-arg]
-    """The subcommands: each parser starts empty and gets its arguments from its module
-    the first time argparse dispatches to it (or `load` asks)."""
+    """The subcommands: names and help lines from `COMMANDS`, each parser from its module
+    when argparse dispatches to it (or `load` asks)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.loaded: set[str] = set()
+        self.parsers = _Parsers(self._made)
+        self._name_parser_map = self.choices = self.parsers  # type: ignore[assignment]
+        for name, text in COMMANDS.items():
+            self._choices_actions.append(self._ChoicesPseudoAction(name, (), text))
 
-    def load(self, name: str) -> argparse.ArgumentParser:
-        parser: argparse.ArgumentParser = self._name_parser_map[name]
-        if name not in self.loaded:
-            self.loaded.add(name)
-            import_module(f"recall.cli.{name}").add_parser(_Fill(name, parser))
+    def _made(self, name: str) -> argparse.ArgumentParser:
+        parser: argparse.ArgumentParser = self._parser_class(prog=f"{self._prog_prefix} {name}")
+        import_module(f"recall.cli.{name}").add_parser(_Fill(name, parser))
         return parser
 
-    def __call__(
-        self,
-        parser: argparse.ArgumentParser,
-        namespace: argparse.Namespace,
-        values: Any,
-        option_string: str | None = None,
-    ) -> None:
-        if values and values[0] in self._name_parser_map:
-            self.load(values[0])
-        super().__call__(parser, namespace, values, option_string)
+    def load(self, name: str) -> argparse.ArgumentParser:
+        return self.parsers[name]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The whole tree, at the cost of 22 empty parsers and no command module."""
+    """The whole tree, at the cost of one parser: no subcommand's parser, no command module."""
     parser = _Parser(
         prog="recall",
         description="Search every Claude Code, Codex and Gemini conversation on this computer.",
     )
     parser.add_argument("--version", action="store_true", help="print version and core, then exit")
     parser.register("action", "parsers", _Commands)
-    subs = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for name, text in COMMANDS.items():
-        subs.add_parser(name, help=text)
+    parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     return parser
 
 
