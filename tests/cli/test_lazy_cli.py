@@ -14,6 +14,7 @@ import pytest
 from clihelp import call
 from daemons import modules_after
 from recall.cli.parser import COMMANDS, build_parser, commands
+from recall.peers import protocol
 
 FORBIDDEN = (
     "recall.ingest",
@@ -85,10 +86,9 @@ def test_a_keyword_search_imports_only_search_code(
     assert call(capsys, "ingest", "--format", "jsonl", str(src))[0] == 0
     loaded = modules_after(argv, env={**os.environ, **env})
     assert "recall.search.keyword" in loaded  # the probe saw a real search
-    allowed = set()
-    from recall.peers import protocol
-
-    if getattr(protocol, "SearchRequest", None).__module__ == protocol.__name__:
+    allowed: set[str] = set()
+    request = getattr(protocol, "SearchRequest", None)
+    if request is not None and request.__module__ == protocol.__name__:
         # the request record still lives with the wire format: its package comes along
         allowed = {"recall.peers", "recall.peers.protocol"}
     bad = sorted(
