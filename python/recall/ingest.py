@@ -38,6 +38,7 @@ from recall.store.writer import (
 )
 from recall.textutil import scrub
 from recall.types import Parsed, SessionPart
+from recall.vetting import is_current, stored_path
 
 _HEAD_BYTES = 1024
 """Bytes fingerprinted at the start of a file, and again just before the offset read to."""
@@ -63,17 +64,6 @@ class Job(Record):
     """The file goes on past this piece: prepare it again once this job is committed."""
     marked: list[str] = field(default_factory=list)
     """Sessions whose text carried the ignore marker before redaction."""
-
-
-def stored_path(path: Path) -> str:
-    """How the index names a transcript: its path with secrets redacted.
-
-    Claude Code names a project's folder after its working directory, which
-    can hold a token (`~/.claude/projects/-home-me-ghp_…/`). The redacted path
-    is still a key (the same file always redacts alike) and still readable;
-    `show --raw` finds such a file again by discovery (`sync.find_transcript`).
-    """
-    return current().redact(str(path))
 
 
 def _fingerprint(fh: BinaryIO, end: int) -> str:
@@ -128,7 +118,7 @@ def prepare(
     with open_regular(path) as fh:
         st = os.fstat(fh.fileno())
         mark = read_mark(db, key)
-        if mark and not force and mark.size == st.st_size and mark.mtime_ns == st.st_mtime_ns:
+        if not force and is_current(mark, st):
             return None
         whole = not adapter.incremental or adapter.whole_file(path)
         offset, state, skipped = 0, {}, {}

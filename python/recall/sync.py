@@ -7,9 +7,7 @@ mirrors (agents delete old transcripts; recall's copy must outlive them).
 
 from __future__ import annotations
 
-import errno
 import os
-import stat
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -17,12 +15,13 @@ from pathlib import Path
 from recall.agents import ADAPTERS, Adapter
 from recall.config import load_config
 from recall.errors import is_disk_full
-from recall.ingest import Job, commit, prepare, stored_path
+from recall.ingest import Job, commit, prepare
 from recall.log import log
 from recall.privacy.redaction import current
 from recall.record import Record, field
-from recall.safeio import NotARegularFile, kind_of
+from recall.safeio import NotARegularFile
 from recall.store import Store
+from recall.vetting import shown, stored_path, vet
 
 # Commit in batches: fewer transactions, yet short enough that hooks waiting
 # on the write lock are not held up for long.
@@ -45,38 +44,6 @@ class SyncReport(Record):
     passed_over: list[tuple[str, str]] = field(default_factory=list)
     """Files not read, as (path escaped for display, why): a FIFO, a device, a
     name that is not UTF-8, a symlink loop. Each is logged; the rest are indexed."""
-
-
-def shown(path: str | Path) -> str:
-    """A path fit to print or log: undecodable bytes and control characters escaped, and
-    secrets redacted (a Claude project folder is named after a directory that can hold one)."""
-    text = os.fsencode(path).decode("utf-8", "backslashreplace")
-    return current().redact("".join(c if c.isprintable() else repr(c)[1:-1] for c in text))
-
-
-def _storable_name(path: Path) -> str | None:
-    """Why recall cannot key a transcript by `path`, or None when it can."""
-    try:
-        str(path).encode("utf-8")
-    except UnicodeEncodeError:
-        return "file name is not valid UTF-8"
-    return None
-
-
-def vet(path: Path) -> tuple[Path, str | None]:
-    """The file `path` resolves to, and why recall passes it over (None: it can be read):
-    a symlink loop, a path that does not resolve, a file that is not a regular file, a
-    name that is not UTF-8. Sync's discovery and the hooks ask the same question."""
-    try:
-        real = path.resolve(strict=True)
-        mode = real.stat().st_mode
-    except RuntimeError:  # Python 3.11-3.12 on a symlink loop
-        return path, "symlink loop"
-    except OSError as exc:
-        loop = exc.errno == errno.ELOOP
-        return path, "symlink loop" if loop else f"cannot resolve: {exc.strerror}"
-    why = None if stat.S_ISREG(mode) else kind_of(mode)
-    return real, why or _storable_name(real)
 
 
 def roots_for(adapter: Adapter) -> list[Path]:

@@ -232,8 +232,9 @@ def test_an_excluded_projects_summaries_are_not_stored(
 def test_an_index_titled_by_the_old_rules_is_mended_on_upgrade(
     projects: Path, recall_home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from recall.ingest import resolve, stored_path
+    from recall.ingest import resolve
     from recall.store import migrations, open_writer
+    from recall.vetting import stored_path
 
     # An index made before m006, as the old rules left it: the resumed file's
     # session wears its summary (of another session), every file is read to the end.

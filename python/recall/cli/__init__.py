@@ -11,24 +11,27 @@ from recall.errors import RecallError, is_disk_full
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    from recall.cli.ingest import hook_event, run_hook
+    # the two hooks are served without argparse; any other command imports neither module
+    if argv[:1] == ["ingest"]:
+        from recall.cli.ingest import hook_event, run_hook
 
-    event = hook_event(argv)
-    if event is not None:
-        return run_hook(event, [], None)
-    from recall.cli.context import fast_args, run_context
+        event = hook_event(argv)
+        if event is not None:
+            return run_hook(event, [], None)
+    if argv[:1] == ["context"]:
+        from recall.cli.context import fast_args, run_context
 
-    context = fast_args(argv)
-    if context is not None:
-        return run_context(*context)
+        context = fast_args(argv)
+        if context is not None:
+            return run_context(*context)
     from recall.cli.parser import build_parser
 
+    parser = build_parser()
     try:
-        parser = build_parser(argv[0] if argv else None)
+        args = parser.parse_args(argv)
     except RecallError as exc:  # e.g. a bad RECALL_IMPL met while a subcommand loads
         sys.stderr.write(f"recall: {exc}\n")
         return exc.exit_code
-    args = parser.parse_args(argv)
     if args.command is None and not args.version:
         parser.print_help()
         return 2

@@ -116,26 +116,29 @@ def _detached(paths: list[str], agent: str | None) -> None:
 
 
 def _hook(event: str, paths: list[str], agent: str | None) -> None:
-    from recall.config import computer_name
+    """Index what is new in the payload's transcripts. One that has not changed since the
+    last ingest is passed by with one read of the index: no parse, no write lock."""
+    from recall.config import computer_name, digest_child
     from recall.hooks import payload_from, transcripts_from_payload
-    from recall.ingest import ingest_path
     from recall.log import log
     from recall.store import open_writer
-    from recall.sync import shown, vet
+    from recall.vetting import shown, unchanged, vet
 
     payload = payload_from(paths)
     targets = transcripts_from_payload(payload, agent)
-    from recall.config import digest_child
-
     if digest_child():  # a session `recall digest`'s summariser started: never indexed
         _keep_out(payload, [a.name for a, _ in targets])
         return
-    with open_writer() as store:
+    with open_writer() as store:  # no lock: each write below takes it, if there is one
         for adapter, path in targets:
             real, why = vet(path)  # what sync would pass over, the hook passes over too
             if why:
                 log(f"ingest --event {event}: passed over {shown(path)}: {why}")
                 continue
+            if unchanged(store.conn, real):
+                continue
+            from recall.ingest import ingest_path
+
             try:
                 ingest_path(store, adapter, real, computer_name())
             except OSError as exc:
@@ -161,8 +164,8 @@ def _run_paths(args: argparse.Namespace) -> int:
     from recall.errors import NotFoundError, RecallError, UsageError
     from recall.ingest import ingest_bytes, ingest_path, resolve
     from recall.store import open_writer
-    from recall.sync import shown, vet
     from recall.types import Parsed
+    from recall.vetting import shown, vet
 
     targets = [*args.paths, *args.transcript]
     if not targets:

@@ -72,6 +72,7 @@ def add_parser(subs: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from recall.cli.render import day, highlight, print_json, short_id, use_color, wrap
     from recall.cli.sources import source_lines
+    from recall.config import embedding_provider
     from recall.errors import UsageError
     from recall.peers.protocol import SearchRequest
     from recall.search.results import MAX_LIMIT, plain
@@ -101,6 +102,8 @@ def run(args: argparse.Namespace) -> int:
         from recall.peers.fanout import search_computers
 
         outcome, indexed = search_computers(request, args.computer, local_search)
+    elif args.mode == "keyword" or embedding_provider() == "none":  # no model: nothing to ask
+        outcome, indexed = local_search(request)
     else:  # a running daemon has the model loaded already
         from recall.peers.warm import ask_daemon
 

@@ -12,7 +12,6 @@ from recall.config import deferred_begin_for_tests
 from recall.errors import StoreError
 from recall.store.locking import write_lock
 from recall.store.migrations import latest, migrate
-from recall.store.sqlite_check import require as require_sqlite
 
 BUSY_TIMEOUT_MS = 60_000
 
@@ -127,8 +126,20 @@ def _schema_current(conn: sqlite3.Connection) -> bool:
     return row is not None
 
 
+def _ready(conn: sqlite3.Connection) -> bool:
+    """Whether the database is in WAL mode with the latest schema: two reads, which in WAL
+    mode never wait on a writer, so a store that needs neither change takes no lock."""
+    mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
+    return str(mode).lower() == "wal" and _schema_current(conn)
+
+
 def open_writer(path: Path | None = None) -> Store:
-    """Open (creating and migrating as needed) the database for writing."""
+    """Open (creating and migrating as needed) the database for writing.
+
+    The write lock is taken here only to create, put in WAL mode or migrate; every
+    write after that takes it per transaction (`Store.transaction`), so a caller that
+    finds nothing to write (a hook whose transcript is unchanged) never waits on it.
+    """
     path = path or config.db_path()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -137,13 +148,8 @@ def open_writer(path: Path | None = None) -> Store:
     conn = _connect(str(path), uri=False)
     store = Store(conn, path, readonly=False)
     try:
-        with write_lock(store.lock_path):
-            mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
-            if str(mode).lower() != "wal":
-                raise StoreError(f"cannot put {path} in WAL mode (got {mode})")
-            if not _schema_current(conn):
-                require_sqlite()  # a clear error here beats "no such module: fts5" mid-way
-                migrate(conn)
+        if not _ready(conn):
+            _prepare(conn, store)
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA foreign_keys=ON")
         conn.execute("PRAGMA cache_size=-65536")  # 64 MiB: FTS5 segment merges reread pages
@@ -154,6 +160,20 @@ def open_writer(path: Path | None = None) -> Store:
         conn.close()
         raise
     return store
+
+
+def _prepare(conn: sqlite3.Connection, store: Store) -> None:
+    """Under the write lock: WAL mode and the latest schema (another process may have
+    done either while this one waited)."""
+    with write_lock(store.lock_path):
+        mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+        if str(mode).lower() != "wal":
+            raise StoreError(f"cannot put {store.path} in WAL mode (got {mode})")
+        if not _schema_current(conn):
+            from recall.store.sqlite_check import require as require_sqlite
+
+            require_sqlite()  # a clear error here beats "no such module: fts5" mid-way
+            migrate(conn)
 
 
 def open_reader(path: Path | None = None) -> Store:
