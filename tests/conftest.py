@@ -8,13 +8,18 @@ Two fixtures choose what a test runs on:
   in the Rust pass only (`-m "not parity"` in the Python pass).
 - every other test runs on the core the pass chose (`RECALL_IMPL`).
 
-Tests marked `needs_model` are skipped, with the reason, when no embedding
-model is installed (CI installs one).
+Tests marked `needs_model` embed: with the real model when it is installed,
+else with the tiny test model in `tests/support/tinymodel/` (a few KB, same
+inputs and outputs, words grouped by topic), so no semantic test skips.
+`RECALL_TEST_MODEL=tiny` uses the tiny model even where the real one is
+installed. Tests marked `real_model` are about the real model's own files
+and skip, with the reason, when it is absent.
 """
 
 from __future__ import annotations
 
 import os
+from functools import cache
 from pathlib import Path
 from types import ModuleType
 
@@ -108,10 +113,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.parity)
 
 
+TINY_MODEL = Path(__file__).resolve().parent / "support" / "tinymodel"
+
+
+@cache
 def _model_missing() -> str | None:
+    """Why the real model cannot be used, or None (asked once: locating it hashes files)."""
     from recall.semantic import ModelError
     from recall.semantic.manifest import load_manifest, locate
 
+    if os.environ.get("RECALL_TEST_MODEL") == "tiny":
+        return "RECALL_TEST_MODEL=tiny"
     try:
         locate(load_manifest(), os.environ.get("RECALL_MODEL_DIR"))
     except ModelError as exc:
@@ -120,10 +132,17 @@ def _model_missing() -> str | None:
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    if item.get_closest_marker("needs_model") is not None:
+    if item.get_closest_marker("real_model") is not None:
         why = _model_missing()
         if why:
             pytest.skip(why)
+
+
+@pytest.fixture(autouse=True)
+def _embedding_model(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A `needs_model` test without the real model embeds with the tiny one."""
+    if request.node.get_closest_marker("needs_model") is not None and _model_missing():
+        monkeypatch.setenv("RECALL_MODEL_DIR", str(TINY_MODEL))
 
 
 @pytest.fixture(scope="session", autouse=True)

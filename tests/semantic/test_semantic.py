@@ -206,7 +206,7 @@ def test_keyword_and_hook_paths_import_no_numerical_libraries(corpus: Path) -> N
     assert done.stderr.decode().endswith("HEAVY="), done.stderr.decode()
 
 
-@pytest.mark.needs_model
+@pytest.mark.real_model
 def test_model_command_reports_the_packaged_files(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = call(capsys, "model")
     assert code == 0

