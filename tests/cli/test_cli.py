@@ -1,4 +1,4 @@
-"""The command line's contract: JSON shapes (SPEC §9), exit codes, prefixes, raw transcripts."""
+"""The command line's contract: JSON shapes (README, "Searching"), exit codes, prefixes, raw transcripts."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def indexed(transcripts: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str
 
 def test_search_json_contract(indexed: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = call_json(capsys, "search", "slash command")
-    # SPEC §9 keys, plus `corrected` (additive: the typo correction shown, or null)
+    # the README's --json keys, plus `corrected` (additive: the typo correction shown, or null)
     assert set(out) == {"query", "found", "results", "errors", "corrected"}
     assert out["query"] == "slash command" and out["errors"] == []
     assert out["found"] == len(out["results"]) > 0

@@ -1,4 +1,4 @@
-"""SPEC §3's SQLite question: which SQLite recall accepts, and why the WAL-reset bug cannot bite it."""
+"""The SQLite question (docs/reliability.md): which SQLite recall accepts, and why the WAL-reset bug cannot bite it."""
 
 from __future__ import annotations
 

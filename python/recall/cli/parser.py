@@ -48,7 +48,7 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The parser for every subcommand, or only for `only` when the command line
-    names one: a hook then imports and builds one subcommand, not eleven."""
+    names one: a hook then imports and builds one subcommand, not all of `COMMANDS`."""
     parser = _Parser(
         prog="recall",
         description="Search every Claude Code, Codex and Gemini conversation on this computer.",
