@@ -37,3 +37,17 @@ def test_help_cites_no_outside_document(command: str, capsys: pytest.CaptureFixt
     code, out, _ = call(capsys, command, "--help")
     assert code == 0 and "usage:" in out
     assert "SPEC" not in out
+
+
+def test_the_architecture_map_names_every_package_and_module() -> None:
+    doc = (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
+    layout = doc[doc.index("## Layout") : doc.index("## Layers")]
+    package = REPO / "python" / "recall"
+    unnamed = sorted(
+        p.name
+        for p in package.iterdir()
+        if not p.name.startswith(("__", "_core", "."))
+        and p.name != "py.typed"
+        and not re.search(rf"\b{re.escape(p.name if p.is_file() else p.name + '/')}", layout)
+    )
+    assert unnamed == [], "docs/architecture.md's Layout lacks these"
