@@ -20,6 +20,8 @@ import pytest
 from recall import textutil
 from recall.store import migration_rules, migrations
 
+pytestmark = pytest.mark.core_free  # no core: run once (scripts/test.sh)
+
 FROZEN = {migrations.__name__, migration_rules.__name__}
 
 
