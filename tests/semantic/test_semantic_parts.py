@@ -84,13 +84,32 @@ def test_a_user_directory_with_another_export_gets_its_own_model_id(tmp_path: Pa
         locate(load_manifest(), str(tmp_path))
 
 
-@pytest.mark.real_model
-def test_a_damaged_download_is_passed_over_for_a_good_copy(recall_home: Path) -> None:
-    cached = recall_home / "models" / "all-MiniLM-L6-v2"
+@pytest.mark.needs_model
+def test_a_damaged_download_is_passed_over_for_a_good_copy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import hashlib
+
+    from recall.semantic.manifest import PackageSource, cache_dir
+
+    # the model's files in an installed package, as the manifest names them
+    package = tmp_path / "site" / "recall_test_model_pkg"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    specs = {}
+    for name, path in model_files().paths.items():
+        data = path.read_bytes()
+        (package / name).write_bytes(data)
+        source = PackageSource(name=package.name, pip=package.name, path=name)
+        specs[name] = FileSpec(hashlib.sha256(data).hexdigest(), len(data), package=source)
+    monkeypatch.syspath_prepend(str(package.parent))
+    manifest = replace(load_manifest(), files=specs)  # type: ignore[type-var]
+    monkeypatch.delenv("RECALL_MODEL_DIR", raising=False)
+    cached = cache_dir(manifest)
     cached.mkdir(parents=True)
-    good = locate(load_manifest()).paths["tokenizer.json"]
+    good = package / "tokenizer.json"
     (cached / "tokenizer.json").write_bytes(b"x" * good.stat().st_size)  # same size, wrong bytes
-    files = locate(load_manifest())
+    files = locate(manifest)
     assert files.paths["tokenizer.json"] == good
 
 
