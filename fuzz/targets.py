@@ -7,7 +7,7 @@ installed, a seeded mutation loop elsewhere. Properties checked:
   and the same dedup decisions; scores are finite and >= 0; kept indices
   ascend from 0.
 - `reminders`: both cores strip `<system-reminder>` spans identically.
-- `adapters`: no agent adapter raises on any bytes (SPEC: never on bad
+- `adapters`: no agent adapter raises on any bytes (docs/mirror.md: never on bad
   content); consumed offsets stay inside the input; resuming from the
   returned offset and state does not raise either; roles are user/assistant.
 - `query`: whatever is typed (quotes, FTS5 operators, lone surrogates from

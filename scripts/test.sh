@@ -16,8 +16,8 @@ step "install recall with its Rust core (maturin) and the dev tools"
 step "pytest with the Rust core (and the parity tests, which check both cores)"
 RECALL_IMPL=rust "$PY" -m pytest -q -p no:cacheprovider
 
-step "pytest with the pure-Python core (parity tests ran above)"
-RECALL_IMPL=python "$PY" -m pytest -q -p no:cacheprovider -m "not parity"
+step "pytest with the pure-Python core (parity and core-free tests ran above)"
+RECALL_IMPL=python "$PY" -m pytest -q -p no:cacheprovider -m "not parity and not core_free"
 
 step "install paths: native wheel, pure wheel, pipx from source without cargo; the model in one step"
 # The check builds venvs with a POSIX layout (bin/) and a bare Linux PATH; the

@@ -6,15 +6,26 @@ Two fixtures choose what a test runs on:
   `recall._core`, so it compares or checks both itself. Such tests, and those
   marked `parity`, cover both cores in one pass: `scripts/test.sh` runs them
   in the Rust pass only (`-m "not parity"` in the Python pass).
-- every other test runs on the core the pass chose (`RECALL_IMPL`).
+- every other test runs on the core the pass chose (`RECALL_IMPL`), except
+  those marked `core_free`, which reach neither core and so run in the Rust
+  pass only (`-m "not parity and not core_free"`); a guard fails such a test
+  if it calls `recall._accel` or starts a recall process.
 
-Tests marked `needs_model` are skipped, with the reason, when no embedding
-model is installed (CI installs one).
+Tests marked `needs_model` embed: with the real model when it is installed,
+else with the tiny test model in `tests/support/tinymodel/` (a few KB, same
+inputs and outputs, words grouped by topic), so no semantic test skips.
+`RECALL_TEST_MODEL=tiny` uses the tiny model even where the real one is
+installed. Tests marked `real_model` are about the real model's own files
+and skip, with the reason, when it is absent.
 """
 
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 from types import ModuleType
 
@@ -108,10 +119,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.parity)
 
 
+TINY_MODEL = Path(__file__).resolve().parent / "support" / "tinymodel"
+
+
+@cache
 def _model_missing() -> str | None:
+    """Why the real model cannot be used, or None (asked once: locating it hashes files)."""
     from recall.semantic import ModelError
     from recall.semantic.manifest import load_manifest, locate
 
+    if os.environ.get("RECALL_TEST_MODEL") == "tiny":
+        return "RECALL_TEST_MODEL=tiny"
     try:
         locate(load_manifest(), os.environ.get("RECALL_MODEL_DIR"))
     except ModelError as exc:
@@ -120,10 +138,45 @@ def _model_missing() -> str | None:
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    if item.get_closest_marker("needs_model") is not None:
+    if item.get_closest_marker("real_model") is not None:
         why = _model_missing()
         if why:
             pytest.skip(why)
+
+
+@pytest.fixture(autouse=True)
+def _embedding_model(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A `needs_model` test without the real model embeds with the tiny one."""
+    if request.node.get_closest_marker("needs_model") is not None and _model_missing():
+        monkeypatch.setenv("RECALL_MODEL_DIR", str(TINY_MODEL))
+
+
+def _refuse(what: str) -> Callable[..., object]:
+    def refused(*args: object, **kwargs: object) -> object:
+        raise AssertionError(f"a core_free test reached the core ({what}): drop the mark")
+
+    return refused
+
+
+class _NoRecallChild(subprocess.Popen):  # type: ignore[type-arg]
+    def __init__(self, args: object, *rest: object, **kwargs: object) -> None:
+        first = args[0] if isinstance(args, (list, tuple)) and args else args
+        if first == sys.executable:
+            _refuse("a recall child process")()
+        super().__init__(args, *rest, **kwargs)  # type: ignore[call-overload]
+
+
+@pytest.fixture(autouse=True)
+def _core_free_guard(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A `core_free` test runs in one pass only, so it must not depend on the core."""
+    if request.node.get_closest_marker("core_free") is None:
+        return
+    from recall import _accel
+
+    handed_out = [n for n in vars(_accel) if callable(getattr(_accel.core, n, None))]
+    for name in handed_out:  # what `_accel` hands out from the chosen core
+        monkeypatch.setattr(_accel, name, _refuse(name))
+    monkeypatch.setattr(subprocess, "Popen", _NoRecallChild)
 
 
 @pytest.fixture(scope="session", autouse=True)

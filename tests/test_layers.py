@@ -2,12 +2,14 @@
 
 Every import counts, at the top of a module or inside a function: a lazy
 import is still a dependency. A keyword search is also run in a fresh
-process to prove `recall.semantic` stays unloaded.
+process to prove `recall.semantic` stays unloaded. Each file is parsed once
+per session (`_tree`), however many rules read it.
 """
 
 from __future__ import annotations
 
 import ast
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -29,9 +31,16 @@ NATIVE = "recall._core"
 """The Rust extension: a built library, not a source file, but imported like one."""
 
 
-def _imports(path: Path, top_level_only: bool = False) -> set[str]:
+@cache
+def _tree(path: Path) -> ast.Module:
+    """`path` parsed: once per session, for every rule that reads it."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
+@cache
+def _imports(path: Path, top_level_only: bool = False) -> frozenset[str]:
     """The `recall…` modules `path` imports (packages as themselves)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = _tree(path)
     nodes = tree.body if top_level_only else list(ast.walk(tree))
     out: set[str] = set()
     for node in nodes:
@@ -41,7 +50,7 @@ def _imports(path: Path, top_level_only: bool = False) -> set[str]:
                 out.add(full if full in MODULES or full == NATIVE else node.module)
         elif isinstance(node, ast.Import):
             out.update(a.name for a in node.names if a.name.startswith("recall"))
-    return out
+    return frozenset(out)
 
 
 def _importers(prefix: str) -> dict[str, set[str]]:
@@ -114,7 +123,7 @@ def test_no_import_loop_between_modules() -> None:
 
 def test_every_folder_says_what_it_owns() -> None:
     for init in PACKAGE.rglob("__init__.py"):
-        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
+        doc = ast.get_docstring(_tree(init))
         assert doc, f"{init.relative_to(REPO)} has no docstring saying what the folder owns"
 
 
@@ -140,8 +149,7 @@ def test_a_keyword_search_never_enters_semantic(
 def test_the_mcp_sdk_is_never_a_runtime_import() -> None:
     """`recall mcp` is a server of our own: the SDK (pydantic, starlette, …) is for tests."""
     for name, path in MODULES.items():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
+        for node in ast.walk(_tree(path)):
             if isinstance(node, ast.Import):
                 names = [a.name for a in node.names]
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:

@@ -10,10 +10,9 @@ use crate::jsonlines::for_each_object;
 use crate::lazyjson::{Obj, Spec, LEAF};
 use crate::pytext::strip;
 use crate::records::{
-    Message, Parsed, SessionInfo, SessionPart, State, ASSISTANT, SKIP_BAD_SHAPE, SKIP_UNKNOWN,
-    TITLE_AGENT, TITLE_USER_GIVEN, USER,
+    Message, Origin, Parsed, SessionInfo, SessionPart, State, ASSISTANT, SKIP_BAD_SHAPE,
+    SKIP_UNKNOWN, TITLE_AGENT, TITLE_USER_GIVEN, USER,
 };
-use crate::transcript::Origin;
 use indexmap::{IndexMap, IndexSet};
 use serde_json::Value;
 

@@ -10,10 +10,9 @@ use crate::jsonlines::for_each_object;
 use crate::lazyjson::{Obj, Spec, Val, LEAF};
 use crate::pytext::strip;
 use crate::records::{
-    carried_sid, opt_value, state_str, truthy, Message, Parsed, SessionInfo, SessionPart, State,
-    ASSISTANT, SKIP_BAD_SHAPE, SKIP_UNKNOWN, TITLE_AGENT, USER,
+    carried_sid, opt_value, state_str, truthy, Message, Origin, Parsed, SessionInfo, SessionPart,
+    State, ASSISTANT, SKIP_BAD_SHAPE, SKIP_UNKNOWN, TITLE_AGENT, USER,
 };
-use crate::transcript::Origin;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 

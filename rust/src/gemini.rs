@@ -11,10 +11,9 @@ use crate::lazyjson::{Obj, Spec, Val, LEAF};
 use crate::pystamp::number_stamp;
 use crate::pytext::nonblank;
 use crate::records::{
-    carried_sid, opt_value, state_str, truthy, Message, Parsed, SessionInfo, SessionPart, State,
-    ASSISTANT, SKIP_BAD_SHAPE, SKIP_UNKNOWN, TITLE_AGENT, USER,
+    carried_sid, opt_value, state_str, truthy, Message, Origin, Parsed, SessionInfo, SessionPart,
+    State, ASSISTANT, SKIP_BAD_SHAPE, SKIP_UNKNOWN, TITLE_AGENT, USER,
 };
-use crate::transcript::Origin;
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};

@@ -5,8 +5,8 @@
 //! tool responses, slash commands and injected preambles are not turns.
 
 use crate::lazyjson::{Obj, Val};
-use crate::pytext::{lstrip, strip};
-use crate::reminders::{is_py_space, strip_reminders};
+use crate::pytext::{is_py_space, lstrip, strip};
+use crate::reminders::strip_reminders;
 
 const IGNORED_USER_PREFIXES: [&str; 4] = ["/", "?", "<session_context>", "<hook_context>"];
 const REF_HEADER: &str = "--- Content from referenced files ---";

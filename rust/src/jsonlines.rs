@@ -1,6 +1,6 @@
 //! JSONL framing: one object a line, and what counts as broken (twin: `recall/jsonlines.py`, shared).
 //!
-//! Mirrors `recall.agents.base.iter_json_lines` / `decode_json`: invalid UTF-8
+//! Mirrors `recall.jsonlines.iter_json_lines` / `decode_json`: invalid UTF-8
 //! anywhere in a line is "invalid UTF-8"; otherwise anything neither msgspec
 //! nor Python's `json` reads, or nested deeper than [`MAX_DEPTH`], is "broken
 //! JSON" (the grammar is [`crate::jsonscan`]'s). A final line without a

@@ -39,10 +39,14 @@ pub mod pytext;
 pub mod records;
 pub mod transcript;
 
-pub use transcript::{parse_transcript, Origin, ParseError};
+pub use records::Origin;
+pub use transcript::{parse_transcript, ParseError};
 
 #[cfg(feature = "python")]
 mod py;
+
+#[cfg(test)]
+mod module_graph;
 
 /// Version of the core; the Python selector refuses a core from another build.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,6 +1,10 @@
 //! Python's string predicates, so both cores trim, lower and match alike.
 
-use crate::reminders::is_py_space;
+/// Python's `str.isspace()` set: Unicode White_Space plus the four ASCII
+/// information separators, so both cores trim the same characters.
+pub fn is_py_space(c: char) -> bool {
+    c.is_whitespace() || ('\x1c'..='\x1f').contains(&c)
+}
 
 /// `str.strip()`.
 pub fn strip(s: &str) -> &str {

@@ -1,8 +1,12 @@
-//! What a parse returns: the Rust shapes of `recall.types` (twin: `recall/_twin/records.py`).
+//! What a parse takes and returns: [`Origin`], [`Parsed`] and the carried [`State`] (twin: `recall/_twin/records.py`).
 //!
-//! Field for field the msgspec Structs the Python adapters build; `py.rs`
-//! turns them into plain tuples and `recall.agents.transcript` into Structs.
-//! The resumable state is a JSON object, as the store keeps it.
+//! Every parser and `transcript.rs` build on these shapes, so the parsers
+//! never import the entry point that calls them. [`Parsed`] holds, field for
+//! field, what `recall.types.Parsed` holds; `py.rs` turns it into the plain
+//! tuples both cores return, and `recall.agents.transcript` into the msgspec
+//! Structs. The resumable state is a JSON object, as the store keeps it. The
+//! skip reasons, roles and agent title ranks are the constants of
+//! `recall.jsonlines` and `recall.types` the parsers need.
 
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
@@ -20,6 +24,20 @@ pub const ASSISTANT: &str = "assistant";
 pub const TITLE_AGENT: i64 = 3;
 /// A title the user chose (Claude `custom-title`, from /rename).
 pub const TITLE_USER_GIVEN: i64 = 4;
+
+/// What a transcript's path says about it.
+#[derive(Clone, Debug, Default)]
+pub struct Origin {
+    /// The id the file name gives (session id fallback; Claude's stem).
+    pub file_id: String,
+    /// Claude: the sub-agent id of an `agent-<id>.jsonl` file.
+    pub agent_id: Option<String>,
+    /// Claude 2.1.x: the parent session from `<parent>/subagents/`; Gemini:
+    /// the parent of a `chats/<parent>/<id>.jsonl` sub-agent chat.
+    pub parent: Option<String>,
+    /// A whole-file JSON document (Gemini's legacy `.json`), not JSONL.
+    pub document: bool,
+}
 
 /// The state an adapter carries from one parse of a file to the next.
 pub type State = Map<String, Value>;

@@ -6,14 +6,10 @@
 //! cut mid-reminder is still a reminder); the result is trimmed of the
 //! characters Python's `str.strip()` removes.
 
+use crate::pytext::is_py_space;
+
 const OPEN: &str = "<system-reminder>";
 const CLOSE: &str = "</system-reminder>";
-
-/// Python's `str.isspace()` set: Unicode White_Space plus the four ASCII
-/// information separators, so both cores trim the same characters.
-pub fn is_py_space(c: char) -> bool {
-    c.is_whitespace() || ('\x1c'..='\x1f').contains(&c)
-}
 
 /// Remove reminder spans from `text` and trim the result.
 pub fn strip_reminders(text: &str) -> String {

@@ -226,7 +226,7 @@ pub fn tokenize(text: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reminders::is_py_space;
+    use crate::pytext::is_py_space;
 
     fn toks(text: &str) -> Vec<String> {
         tokenize(text)

@@ -1,26 +1,13 @@
 //! One entry point for every agent: `parse_transcript(agent, origin, data, base, state)` (twin: `recall/_twin/transcript.py`).
 //!
-//! The twin (`recall._twin.transcript`) has the same shape. What only the file's path
-//! can tell (its session id, sub-agent id, parent) arrives in [`Origin`],
-//! worked out once in Python for both cores; anything needing the disk
-//! (Claude's `.meta.json`, Gemini's project registry) stays in Python.
+//! It picks the agent's parser and nothing else; the parsers depend on
+//! [`crate::records`], never on this file. What only the file's path can tell
+//! (its session id, sub-agent id, parent) arrives in [`Origin`], worked out
+//! once in Python for both cores; anything needing the disk (Claude's
+//! `.meta.json`, Gemini's project registry) stays in Python.
 
-use crate::records::{Parsed, State};
+use crate::records::{Origin, Parsed, State};
 use thiserror::Error;
-
-/// What a transcript's path says about it.
-#[derive(Clone, Debug, Default)]
-pub struct Origin {
-    /// The id the file name gives (session id fallback; Claude's stem).
-    pub file_id: String,
-    /// Claude: the sub-agent id of an `agent-<id>.jsonl` file.
-    pub agent_id: Option<String>,
-    /// Claude 2.1.x: the parent session from `<parent>/subagents/`; Gemini:
-    /// the parent of a `chats/<parent>/<id>.jsonl` sub-agent chat.
-    pub parent: Option<String>,
-    /// A whole-file JSON document (Gemini's legacy `.json`), not JSONL.
-    pub document: bool,
-}
 
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum ParseError {

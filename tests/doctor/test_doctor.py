@@ -62,6 +62,7 @@ def _hook_everything(home: Path, path_dir: Path, monkeypatch: pytest.MonkeyPatch
     monkeypatch.setenv("PATH", str(path_dir))
 
 
+@pytest.mark.needs_model  # a healthy install has a model: the real one, or the tiny test model
 def test_a_healthy_install_passes_every_check(
     transcripts: Path,
     tmp_path: Path,

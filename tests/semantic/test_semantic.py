@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from clihelp import call, call_json, run
-from semhelp import write_import
+from semhelp import model_files, write_import
 
 
 @pytest.fixture
@@ -207,12 +207,14 @@ def test_keyword_and_hook_paths_import_no_numerical_libraries(corpus: Path) -> N
 
 
 @pytest.mark.needs_model
-def test_model_command_reports_the_packaged_files(capsys: pytest.CaptureFixture[str]) -> None:
+def test_model_command_reports_the_model_files(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = call(capsys, "model")
     assert code == 0
     assert "384 dimensions, 256-token window, mean pooling" in out
-    assert "model.onnx" in out and "tokenizer.json" in out
-    assert "all-MiniLM-L6-v2-int8" in out
+    files = model_files()
+    for path in files.paths.values():
+        assert path.name in out
+    assert files.model_id in out  # all-MiniLM-L6-v2-int8 for the packaged model
 
 
 @pytest.mark.needs_model

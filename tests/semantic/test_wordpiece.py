@@ -12,6 +12,7 @@ import pytest
 
 from fixtext import fixture_strings
 from paths import SHARED, TRANSCRIPTS
+from semhelp import model_files
 
 HOSTILE = [
     "",
@@ -30,9 +31,7 @@ HOSTILE = [
 
 
 def _tokenizer_files() -> tuple[Any, Path]:
-    from recall.semantic.manifest import load_manifest, locate
-
-    files = locate(load_manifest())
+    files = model_files()
     return files, files.paths["tokenizer.json"]
 
 

@@ -151,6 +151,7 @@ def test_show_from_a_peer_equals_show_on_that_peer(
     assert code == 2 and "no peer named 'elsewhere'" in err
 
 
+@pytest.mark.core_free
 def test_unknown_computer_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     code, _out, err = call(capsys, "search", QUERY, "--computer", "nowhere")
     assert code == 2 and "no peer named 'nowhere'" in err

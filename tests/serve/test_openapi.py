@@ -77,6 +77,7 @@ def daemon(tmp_path_factory: pytest.TempPathFactory) -> Any:
     d.stop()
 
 
+@pytest.mark.core_free
 def test_the_spec_names_exactly_the_routes_and_search_parameters() -> None:
     assert set(SPEC["paths"]) == {
         HEALTH,

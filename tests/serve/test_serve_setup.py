@@ -14,6 +14,7 @@ from clihelp import call
 from daemons import env_for, get, ingest_lines, recall, serve_one, start
 
 
+@pytest.mark.core_free
 def test_beyond_loopback_needs_a_token_and_the_token_file_is_private(
     recall_home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -41,6 +42,7 @@ def test_beyond_loopback_needs_a_token_and_the_token_file_is_private(
     assert load_config().search.fusion == "weighted"
 
 
+@pytest.mark.core_free
 def test_peers_add_list_remove_keep_the_rest_of_config(
     recall_home: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -97,6 +99,7 @@ def test_peers_add_list_remove_keep_the_rest_of_config(
         "127.0.0.1:9001",
     ],
 )
+@pytest.mark.core_free
 def test_a_bad_peer_url_is_one_usage_line(
     url: str, recall_home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -132,6 +135,7 @@ def test_peers_test_reports_each_peer(tmp_path: Path, capsys: pytest.CaptureFixt
         d.stop()
 
 
+@pytest.mark.core_free
 def test_service_files_are_written_shown_and_removed(
     recall_home: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -215,6 +219,7 @@ def test_sigterm_lets_a_request_in_flight_finish(tmp_path: Path) -> None:
         socket.create_connection(("127.0.0.1", d.port), timeout=2).close()
 
 
+@pytest.mark.core_free
 def test_doctor_looks_at_the_token_files_and_how_peers_are_reached(
     recall_home: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -261,6 +266,7 @@ def test_a_new_token_revokes_the_old_one_on_a_running_daemon(tmp_path: Path) -> 
         assert d.stop() == 0
 
 
+@pytest.mark.core_free
 def test_peers_and_a_new_token_edit_config_in_place(
     recall_home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -1,4 +1,4 @@
-"""SPEC §3's SQLite question: which SQLite recall accepts, and why the WAL-reset bug cannot bite it."""
+"""The SQLite question (docs/reliability.md): which SQLite recall accepts, and why the WAL-reset bug cannot bite it."""
 
 from __future__ import annotations
 
@@ -33,10 +33,12 @@ from recall.store.sqlite_check import probe, require
         ("4.0.0", False),
     ],
 )
+@pytest.mark.core_free
 def test_wal_reset_bug_is_known_for_every_release_line(version: str, affected: bool) -> None:
     assert wal_reset_bug(version) is affected
 
 
+@pytest.mark.core_free
 def test_this_interpreters_sqlite_is_usable() -> None:
     support = probe()
     assert support.version == sqlite3.sqlite_version
@@ -44,6 +46,7 @@ def test_this_interpreters_sqlite_is_usable() -> None:
     assert support.wal_reset_bug is wal_reset_bug()
 
 
+@pytest.mark.core_free
 def test_sqlite_without_upsert_or_fts5_is_refused_with_the_fix() -> None:
     old = probe(version="3.23.1", fts5=True)
     assert not old.usable and "3.24.0" in old.problems[0]
@@ -53,6 +56,7 @@ def test_sqlite_without_upsert_or_fts5_is_refused_with_the_fix() -> None:
         require(no_fts)
 
 
+@pytest.mark.core_free
 def test_a_new_index_on_sqlite_without_fts5_is_a_one_line_error(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -83,6 +87,7 @@ def test_every_write_transaction_holds_the_cross_process_lock(tmp_path: Path) ->
         assert lock_is_free(store.lock_path)
 
 
+@pytest.mark.core_free
 def test_readers_cannot_checkpoint_so_only_the_lock_holder_resets_the_wal(
     tmp_path: Path,
 ) -> None:
@@ -105,6 +110,7 @@ def test_readers_cannot_checkpoint_so_only_the_lock_holder_resets_the_wal(
         assert wal.stat().st_size == before
 
 
+@pytest.mark.core_free
 def test_status_and_doctor_say_what_recall_does_about_the_bug(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -24,7 +24,7 @@ SESSION_FIELDS = {
     "source",
     "message_index",
 }
-"""The fields of a session result in `--json` (SPEC §9, plus `source`)."""
+"""The fields of a session result in `--json` (README, "Searching", plus `source`)."""
 
 
 def run(

@@ -51,6 +51,8 @@ def env_for(home: Path, name: str, user_home: Path, **extra: str) -> dict[str, s
         HOME=str(user_home),
         RECALL_IMPL=os.environ.get("RECALL_IMPL", "auto"),
     )
+    if "RECALL_MODEL_DIR" in os.environ:  # the tiny test model, for needs_model tests
+        env["RECALL_MODEL_DIR"] = os.environ["RECALL_MODEL_DIR"]
     env.update(extra)
     return env
 

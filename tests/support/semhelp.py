@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 # Sessions whose words differ from the questions asked of them.
 CORPUS = {
@@ -28,6 +30,14 @@ CORPUS = {
         ("assistant", "Noted your preferences."),
     ],
 }
+
+
+def model_files() -> Any:
+    """The model a `needs_model` test embeds with: the real one when installed, else the
+    tiny test model (conftest points RECALL_MODEL_DIR at it)."""
+    from recall.semantic.manifest import load_manifest, locate
+
+    return locate(load_manifest(), os.environ.get("RECALL_MODEL_DIR"))
 
 
 def write_import(path: Path, corpus: dict[str, list[tuple[str, str]]] = CORPUS) -> Path:

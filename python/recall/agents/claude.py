@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from recall.agent_homes import claude_homes
 from recall.agents.base import decode_json, text_of
 from recall.agents.transcript import Origin, parse_transcript
 from recall.recordtypes import CLAUDE_IGNORED, CLAUDE_TITLE_TYPES
@@ -66,12 +67,7 @@ class ClaudeAdapter:
     incremental = True
 
     def default_roots(self) -> list[Path]:
-        configured = os.environ.get("CLAUDE_CONFIG_DIR", "")
-        dirs = [d.strip() for d in configured.split(",") if d.strip()]
-        if dirs:
-            return [Path(d).expanduser() / "projects" for d in dirs]
-        home = Path.home()
-        return [home / ".claude" / "projects", home / ".config" / "claude" / "projects"]
+        return [d / "projects" for d in claude_homes(Path.home())]
 
     def discover(self, root: Path) -> Iterable[Path]:
         if root.is_file():

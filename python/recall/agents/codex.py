@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from recall.agent_homes import codex_home
 from recall.agents.transcript import Origin, parse_transcript
 from recall.recordtypes import CODEX_ENVELOPES
 from recall.safeio import read_head
@@ -54,8 +55,7 @@ class CodexAdapter:
     incremental = True
 
     def default_roots(self) -> list[Path]:
-        home = os.environ.get("CODEX_HOME", "").strip()
-        base = Path(home).expanduser() if home else Path.home() / ".codex"
+        base = codex_home(Path.home())
         return [base / "sessions", base / "archived_sessions"]
 
     def discover(self, root: Path) -> Iterable[Path]:

@@ -8,11 +8,11 @@ which documents the rules). Legacy `.json` chats are read whole (`whole_file`).
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from recall.agent_homes import gemini_home
 from recall.agents.transcript import Origin, parse_transcript
 from recall.digest import sha256_hex
 from recall.safeio import open_regular
@@ -76,8 +76,7 @@ class GeminiAdapter:
         return path.suffix == ".json"
 
     def default_roots(self) -> list[Path]:
-        home = os.environ.get("GEMINI_CLI_HOME", "").strip()
-        return [(Path(home).expanduser() if home else Path.home()) / ".gemini" / "tmp"]
+        return [gemini_home(Path.home()) / "tmp"]
 
     def discover(self, root: Path) -> Iterable[Path]:
         if (root / "tmp").is_dir() and not (root / "chats").is_dir():

@@ -1,7 +1,7 @@
 """The plain import format: one `{"session","role","text","timestamp",...}` object a line.
 
 Any chat history (exports, benchmarks, other tools) comes in through this and
-the same ingest path as agent transcripts (SPEC §2).
+the same ingest path as agent transcripts (docs/mirror.md).
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ def add_parser(subs: Any) -> None:
 
 
 def as_json(m: Any) -> dict[str, Any]:
-    """A memory as JSON shows it: ids are strings, times ISO-8601 (SPEC §9)."""
+    """A memory as JSON shows it: ids are strings, times ISO-8601, as search results show dates."""
     from recall.record import asdict
     from recall.timeutil import format_ts
 

@@ -26,7 +26,9 @@ def add_parser(subs: Any) -> None:
     p.add_argument("--since", metavar="WHEN", help="7d, 12h, 2w, today, 2026-01-31, …")
     p.add_argument("--until", metavar="WHEN", help="same forms as --since")
     p.add_argument("--limit", "-n", type=int, default=10, metavar="N", help="results (default 10)")
-    p.add_argument("--json", action="store_true", help="machine-readable output (SPEC §9)")
+    p.add_argument(
+        "--json", action="store_true", help="machine-readable output: one JSON document (README)"
+    )
     p.add_argument(
         "--scope",
         choices=("all", "sessions", "memories", "daily", "files"),

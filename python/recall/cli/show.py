@@ -18,7 +18,7 @@ def add_parser(subs: Any) -> None:
     p.add_argument("session", help="a session id or a unique prefix of one")
     p.add_argument("--agent", metavar="A", help="the agent, when ids of two agents collide")
     p.add_argument("--raw", action="store_true", help="print the original transcript file")
-    p.add_argument("--json", action="store_true", help="machine-readable output (SPEC §9)")
+    p.add_argument("--json", action="store_true", help="machine-readable output: one JSON document")
     p.add_argument("--computer", metavar="NAME", help="fetch it from this peer's daemon")
     p.set_defaults(run=run)
 

@@ -4,5 +4,5 @@
 are shared with the daemon (`recall.serve`). A peer is a name (what
 `--computer` takes), a URL and a token file. Results come back tagged with
 their computer and are merged into one ranking here; nothing a peer returns
-is ever stored (SPEC §6).
+is ever stored (docs/serve.md).
 """

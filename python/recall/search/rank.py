@@ -20,7 +20,7 @@ from recall import _accel
 T = TypeVar("T")
 
 DEDUP_THRESHOLD = 0.8
-"""Jaccard similarity of word sets at or above which two results are one (SPEC §4)."""
+"""Jaccard similarity of word sets at or above which two results are one (README, "Searching")."""
 
 
 def merge(

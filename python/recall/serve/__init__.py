@@ -1,4 +1,4 @@
-"""`recall serve`: the HTTP peer endpoint (SPEC §6), its limits, and the background worker.
+"""`recall serve`: the HTTP peer endpoint (docs/serve.md), its limits, and the background worker.
 
 `bounded` is what a connection may cost; `server` the HTTP machinery and
 its checks; `routes` the answers (the CLI's own search and show); `worker`

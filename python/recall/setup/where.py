@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from recall import agent_homes as homes
+
 AGENTS = ("claude", "codex", "gemini")
 
 
@@ -32,23 +34,19 @@ def shown(path: str | os.PathLike[str]) -> str:
 
 
 def claude_dir(home: Path) -> Path:
-    configured = os.environ.get("CLAUDE_CONFIG_DIR", "").split(",")[0].strip()
-    return Path(configured).expanduser() if configured else home / ".claude"
+    return homes.claude_homes(home)[0]
 
 
 def claude_json(home: Path) -> Path:
-    configured = os.environ.get("CLAUDE_CONFIG_DIR", "").split(",")[0].strip()
-    return Path(configured).expanduser() / ".claude.json" if configured else home / ".claude.json"
+    return homes.claude_json(home)
 
 
 def codex_dir(home: Path) -> Path:
-    configured = os.environ.get("CODEX_HOME", "").strip()
-    return Path(configured).expanduser() if configured else home / ".codex"
+    return homes.codex_home(home)
 
 
 def gemini_dir(home: Path) -> Path:
-    configured = os.environ.get("GEMINI_CLI_HOME", "").strip()
-    return (Path(configured).expanduser() if configured else home) / ".gemini"
+    return homes.gemini_home(home)
 
 
 def agent_dir(agent: str, home: Path) -> Path:

@@ -5,8 +5,9 @@ a WAL database when two connections race on a WAL reset, and Python often
 ships such a SQLite. recall therefore lets exactly one process write (and so
 checkpoint) at a time: every write transaction holds this lock. Readers open
 the database read-only, and a read-only connection never checkpoints, so
-searching stays lock-free. Holding the lock also means writers queue in
-order instead of spinning on SQLITE_BUSY.
+searching stays lock-free. A writer that finds the lock taken polls for it
+(every 1 ms, doubling to 50 ms, until `timeout`) instead of failing on
+SQLITE_BUSY; waiting writers are not served in the order they came.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ else:
         fcntl.flock(fd, fcntl.LOCK_UN)
 
 
-# SQLite versions carrying the WAL-reset fix (SPEC §3).
+# SQLite versions carrying the WAL-reset fix (docs/reliability.md).
 _FIXED_BACKPORTS = {(3, 44, 6), (3, 50, 7)}
 
 

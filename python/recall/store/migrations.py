@@ -1,4 +1,8 @@
-"""Append-only, named schema migrations. Never edit one that has landed; add the next."""
+"""Append-only, named schema migrations. Never edit one that has landed; add the next.
+
+A migration calls no live code: a rule it applies is frozen in
+`store/migration_rules.py` (tests/store/test_migrations.py).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,7 @@ import sqlite3
 import time
 from collections.abc import Callable
 
-from recall.store.titles import first_prompt
+from recall.store.migration_rules import m006_first_prompt
 
 Migration = Callable[[sqlite3.Connection], None]
 
@@ -271,7 +275,7 @@ def m006_summaries(db: sqlite3.Connection) -> None:
         """,
     )
     for (rowid,) in db.execute("SELECT id FROM sessions WHERE title_rank <= 1").fetchall():
-        first_prompt(db, rowid, force=True)
+        m006_first_prompt(db, rowid)
 
 
 def m007_memories(db: sqlite3.Connection) -> None:

@@ -1,4 +1,4 @@
-"""Which SQLite recall runs on, and whether it can be trusted with the index (SPEC §3).
+"""Which SQLite recall runs on, and whether it can be trusted with the index (docs/reliability.md).
 
 recall uses whatever SQLite the Python interpreter was built with (CPython's
 installers bundle one; Linux distributions link the system library), so the

@@ -1,0 +1,41 @@
+"""Each agent's home folder, read once for everyone: the adapters find transcripts under
+it and setup writes hooks and MCP entries into it, so both must name the same folder.
+
+Claude Code: `$CLAUDE_CONFIG_DIR` (a comma-separated list; blank entries are
+ignored) or `~/.claude`, with `~/.config/claude` as a second default home.
+Codex: `$CODEX_HOME` or `~/.codex`. Gemini CLI: `$GEMINI_CLI_HOME/.gemini` or
+`~/.gemini`. `tests/agents/test_homes.py` holds the adapters and setup to it. A ground
+module (os and pathlib only), so setup can ask without loading the adapters.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def claude_configured() -> list[Path]:
+    """The folders `$CLAUDE_CONFIG_DIR` names, in order (none when it is unset or blank)."""
+    entries = os.environ.get("CLAUDE_CONFIG_DIR", "").split(",")
+    return [Path(e.strip()).expanduser() for e in entries if e.strip()]
+
+
+def claude_homes(home: Path) -> list[Path]:
+    """Claude Code's home folders, the one its settings live in first."""
+    return claude_configured() or [home / ".claude", home / ".config" / "claude"]
+
+
+def claude_json(home: Path) -> Path:
+    """Claude Code's user-scope MCP file: in the configured folder, else beside the home."""
+    configured = claude_configured()
+    return configured[0] / ".claude.json" if configured else home / ".claude.json"
+
+
+def codex_home(home: Path) -> Path:
+    configured = os.environ.get("CODEX_HOME", "").strip()
+    return Path(configured).expanduser() if configured else home / ".codex"
+
+
+def gemini_home(home: Path) -> Path:
+    configured = os.environ.get("GEMINI_CLI_HOME", "").strip()
+    return (Path(configured).expanduser() if configured else home) / ".gemini"
