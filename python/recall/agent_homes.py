@@ -39,3 +39,40 @@ def codex_home(home: Path) -> Path:
 def gemini_home(home: Path) -> Path:
     configured = os.environ.get("GEMINI_CLI_HOME", "").strip()
     return (Path(configured).expanduser() if configured else home) / ".gemini"
+
+
+def xdg_data(home: Path) -> Path:
+    """`$XDG_DATA_HOME`, or `~/.local/share` (where OpenCode and Goose keep their data on
+    every OS, Windows and macOS included)."""
+    configured = os.environ.get("XDG_DATA_HOME", "").strip()
+    return Path(configured).expanduser() if configured else home / ".local" / "share"
+
+
+def opencode_roots(home: Path) -> list[Path]:
+    """OpenCode's data folder, and the database `$OPENCODE_DB` names when it is set."""
+    configured = os.environ.get("OPENCODE_DB", "").strip()
+    named = [Path(configured).expanduser()] if configured else []
+    return [*named, xdg_data(home) / "opencode"]
+
+
+def app_data_dirs(home: Path, app: str) -> list[Path]:
+    """Where a VS Code-family editor named `app` (Code, Cursor, VSCodium, …) keeps its
+    `User` folder: `$APPDATA/<app>` on Windows, `~/Library/Application Support/<app>`
+    on macOS, `$XDG_CONFIG_HOME/<app>` or `~/.config/<app>` elsewhere. All three are
+    returned (only those that exist are read), so a home copied between systems works."""
+    appdata = os.environ.get("APPDATA", "").strip()
+    config = os.environ.get("XDG_CONFIG_HOME", "").strip()
+    bases = [
+        Path(config).expanduser() if config else home / ".config",
+        home / "Library" / "Application Support",
+        Path(appdata) if appdata else home / "AppData" / "Roaming",
+    ]
+    return [base / app / "User" for base in bases]
+
+
+def cursor_homes(home: Path) -> list[Path]:
+    """Cursor's own folders, `$CURSOR_CONFIG_DIR` first when set, then `~/.cursor`:
+    agent transcripts under `projects/`, the MCP servers in `mcp.json`."""
+    configured = os.environ.get("CURSOR_CONFIG_DIR", "").strip()
+    named = [Path(configured).expanduser()] if configured else []
+    return [*named, home / ".cursor"]

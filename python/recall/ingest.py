@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from recall.agents import Adapter
+from recall.agents.base import SessionStore, StoredSession
 from recall.digest import sha1_hex
 from recall.privacy import policy
 from recall.privacy.forget import MARKER, forget_marked
@@ -160,6 +161,37 @@ def prepare(
         mark=new_mark,
         nbytes=nbytes,
         more=more,
+        marked=marked,
+    )
+
+
+def prepare_stored(
+    db: sqlite3.Connection, adapter: SessionStore, stored: StoredSession, force: bool = False
+) -> Job | None:
+    """Read one session of an agent's database whole; None when its fingerprint is the one
+    the index recorded (nothing in it changed). A part holding the whole conversation
+    (`replace`) replaces what was stored, so a message the agent edited in place or
+    deleted is edited or gone in the mirror too.
+
+    Raises sqlite3.Error or OSError when the store cannot be read now.
+    """
+    key = current().redact(stored.key)
+    mark = read_mark(db, key)
+    if not force and mark is not None and mark.head == stored.fingerprint:
+        return None
+    parsed = adapter.read_session(stored)
+    marked = _redact(parsed)
+    new_mark = TranscriptMark(
+        path=key, agent=adapter.name, head=stored.fingerprint, skipped=dict(parsed.skipped)
+    )
+    size = sum(len(m.text) for part in parsed.parts for m in part.messages)
+    return Job(
+        path=key,
+        agent=adapter.name,
+        base=0,
+        parsed=parsed,
+        mark=new_mark,
+        nbytes=size,
         marked=marked,
     )
 

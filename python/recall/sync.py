@@ -8,14 +8,17 @@ mirrors (agents delete old transcripts; recall's copy must outlive them).
 from __future__ import annotations
 
 import os
+import sqlite3
 import time
 from collections.abc import Callable, Iterable
+from functools import partial
 from pathlib import Path
 
 from recall.agents import ADAPTERS, Adapter
+from recall.agents.base import SessionStore, StoredSession, store_source
 from recall.config import load_config
 from recall.errors import is_disk_full
-from recall.ingest import Job, commit, prepare
+from recall.ingest import Job, commit, prepare, prepare_stored
 from recall.log import log
 from recall.privacy.redaction import current
 from recall.record import Record, field
@@ -91,6 +94,30 @@ def discover_all(
     return [(a, p) for p, a in sorted(found.items(), key=mtime)]
 
 
+def stored_sessions(
+    adapters: Iterable[Adapter], unread: list[str] | None = None
+) -> list[tuple[SessionStore, StoredSession]]:
+    """Every session of every agent that keeps its sessions in a database or a storage
+    tree (`SessionStore`), with its fingerprint. A root that cannot be listed now (locked
+    past the timeout, damaged) is logged and added to `unread`: what the index holds
+    of it is left as it is, never marked gone."""
+    found: dict[str, tuple[SessionStore, StoredSession]] = {}
+    for adapter in adapters:
+        if not isinstance(adapter, SessionStore):
+            continue
+        for root in roots_for(adapter):
+            if not root.exists():
+                continue
+            try:
+                for stored in adapter.sessions(root):
+                    found.setdefault(stored.key, (adapter, stored))
+            except (sqlite3.Error, OSError) as exc:
+                log(f"sync: cannot read {adapter.name} sessions in {shown(root)}: {exc}")
+                if unread is not None:
+                    unread.append(str(root))
+    return list(found.values())
+
+
 def find_transcript(stored: str) -> Path | None:
     """The file a stored transcript path names: itself, or, when redaction changed
     it, the discovered transcript whose path redacts to it."""
@@ -107,9 +134,21 @@ def _exists(stored: str) -> bool:
     return "[REDACTED:" not in stored and Path(stored).exists()
 
 
-def _mark_missing(store: Store, present: set[str]) -> int:
+def _kept(stored: str, unread: list[str]) -> bool:
+    """Whether a stored session's key belongs to a store that could not be listed now."""
+    source = store_source(stored)
+    return source is not None and any(
+        source == root or source.startswith(root.rstrip("/\\") + os.sep) for root in unread
+    )
+
+
+def _mark_missing(store: Store, present: set[str], unread: list[str]) -> int:
     rows = store.conn.execute("SELECT path FROM transcripts WHERE missing = 0").fetchall()
-    gone = [r[0] for r in rows if r[0] not in present and not _exists(r[0])]
+    gone = [
+        r[0]
+        for r in rows
+        if r[0] not in present and not _exists(r[0]) and not _kept(r[0], unread)
+    ]
     if gone:
         with store.transaction() as db:
             db.executemany(
@@ -129,7 +168,13 @@ def sync(
     adapters = [ADAPTERS[a] for a in (agents or list(ADAPTERS))]
     passed_over: list[tuple[str, str]] = []
     files = discover_all(adapters, passed_over=passed_over)
-    report = SyncReport(files_seen=len(files) + len(passed_over), passed_over=passed_over)
+    unread: list[str] = []
+    stores = stored_sessions(adapters, unread)
+    report = SyncReport(
+        files_seen=len(files) + len(stores) + len(passed_over),
+        passed_over=passed_over,
+        files_failed=len(unread),
+    )
     touched: set[str] = set()
     batch: list[Job] = []
     batch_bytes = 0
@@ -173,12 +218,34 @@ def sync(
                 return
             again = False
 
+    def read_stored(adapter: SessionStore, stored: StoredSession) -> None:
+        """Prepare one stored session into the batch, when its fingerprint moved."""
+        nonlocal batch_bytes
+        try:
+            job = prepare_stored(store.conn, adapter, stored, force)
+        except (sqlite3.Error, OSError) as exc:
+            report.files_failed += 1
+            log(f"sync: cannot read {adapter.name} session in {shown(stored.source)}: {exc}")
+            return
+        if job is None:
+            return
+        for reason, count in job.parsed.skipped.items():
+            report.skipped[reason] = report.skipped.get(reason, 0) + count
+        report.files_read += 1
+        batch.append(job)
+        batch_bytes += job.nbytes
+        if batch_bytes >= _BATCH_BYTES or len(batch) >= _BATCH_FILES:
+            flush()
+
+    work: list[Callable[[], None]] = [partial(read, a, p) for a, p in files]
+    work += [partial(read_stored, a, s) for a, s in stores]
+    total = len(work)
     last_tick = 0.0
     try:
-        for n, (adapter, path) in enumerate(files, 1):
-            read(adapter, path)
-            if progress and (time.monotonic() - last_tick > 0.1 or n == len(files)):
-                progress(n, len(files))
+        for n, step in enumerate(work, 1):
+            step()
+            if progress and (time.monotonic() - last_tick > 0.1 or n == total):
+                progress(n, total)
                 last_tick = time.monotonic()
         flush()
     except Exception as exc:  # a transaction that cannot be written rolls back whole
@@ -192,5 +259,7 @@ def sync(
 
     compact_if_pending(store)
     report.sessions_touched = len(touched)
-    report.missing = _mark_missing(store, {stored_path(p) for _, p in files})
+    present = {stored_path(p) for _, p in files}
+    present.update(current().redact(s.key) for _, s in stores)
+    report.missing = _mark_missing(store, present, unread)
     return report

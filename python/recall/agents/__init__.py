@@ -7,12 +7,21 @@ from pathlib import Path
 from recall.agents.base import Adapter
 from recall.agents.claude import ClaudeAdapter
 from recall.agents.codex import CodexAdapter
+from recall.agents.cursor import CursorAdapter
 from recall.agents.gemini import GeminiAdapter
 from recall.agents.jsonl_import import JsonlImportAdapter
+from recall.agents.opencode import OpenCodeAdapter
 from recall.errors import UsageError
 
 ADAPTERS: dict[str, Adapter] = {
-    a.name: a for a in (ClaudeAdapter(), CodexAdapter(), GeminiAdapter())
+    a.name: a
+    for a in (
+        ClaudeAdapter(),
+        CodexAdapter(),
+        GeminiAdapter(),
+        OpenCodeAdapter(),
+        CursorAdapter(),
+    )
 }
 """Agents whose transcripts `recall sync` discovers."""
 

@@ -1,0 +1,59 @@
+"""Agent databases built from SQL (tests/fixtures/agents/*/*.sql), and a stand-in home that
+holds every agent's fixtures at its default place, for sync to find in one run."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+
+from paths import REPO
+
+AGENT_FIXTURES = REPO / "tests" / "fixtures" / "agents"
+
+
+def build_db(sql: Path, target: Path, wal: bool = True) -> Path:
+    """The database `sql` describes, at `target`, in WAL mode like the agents' own; closed,
+    so no `-wal` file is left (as after the agent quits)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.unlink(missing_ok=True)
+    conn = sqlite3.connect(target)
+    try:
+        if wal:
+            conn.execute("PRAGMA journal_mode = WAL")
+        conn.executescript(sql.read_text(encoding="utf-8"))
+        conn.commit()
+    finally:
+        conn.close()
+    return target
+
+
+def opencode_data(home: Path) -> Path:
+    return home / ".local" / "share" / "opencode"
+
+
+def cursor_user(home: Path) -> Path:
+    return home / ".config" / "Cursor" / "User"
+
+
+def lay_out_opencode(home: Path, shared: Path | None = None) -> Path:
+    """OpenCode's data folder: the database, the legacy tree (ours, and the shared samples'
+    trees as further storage folders would be read by a configured root)."""
+    data = opencode_data(home)
+    build_db(AGENT_FIXTURES / "opencode" / "opencode.sql", data / "opencode.db")
+    shutil.copytree(AGENT_FIXTURES / "opencode" / "storage", data / "storage")
+    return data
+
+
+def lay_out_cursor(home: Path, shared: Path | None = None) -> Path:
+    """Cursor: the IDE database, our transcripts and the shared samples as agent transcripts."""
+    build_db(
+        AGENT_FIXTURES / "cursor" / "state.vscdb.sql",
+        cursor_user(home) / "globalStorage" / "state.vscdb",
+    )
+    ours = home / ".cursor" / "projects" / "work-db" / "agent-transcripts"
+    shutil.copytree(AGENT_FIXTURES / "cursor" / "transcripts", ours)
+    if shared is not None:
+        theirs = home / ".cursor" / "projects" / "samples" / "agent-transcripts"
+        shutil.copytree(shared / "cursor" / "agent-sessions", theirs)
+    return cursor_user(home)
