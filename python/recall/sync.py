@@ -145,9 +145,7 @@ def _kept(stored: str, unread: list[str]) -> bool:
 def _mark_missing(store: Store, present: set[str], unread: list[str]) -> int:
     rows = store.conn.execute("SELECT path FROM transcripts WHERE missing = 0").fetchall()
     gone = [
-        r[0]
-        for r in rows
-        if r[0] not in present and not _exists(r[0]) and not _kept(r[0], unread)
+        r[0] for r in rows if r[0] not in present and not _exists(r[0]) and not _kept(r[0], unread)
     ]
     if gone:
         with store.transaction() as db:

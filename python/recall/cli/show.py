@@ -90,10 +90,17 @@ def raw_transcript(mirror: Mirror) -> Iterator[bytes]:
     the session was imported or its file is gone."""
     if not mirror.transcript_path:
         raise NotFoundError(f"session {mirror.session_id} was imported; it has no transcript")
+    from recall.agents.base import store_source
     from recall.privacy.redaction import current
     from recall.safeio import NotARegularFile, open_regular
     from recall.sync import find_transcript
 
+    source = store_source(mirror.transcript_path)
+    if source is not None:  # never the agent's database itself: it holds more than chats
+        raise NotFoundError(
+            f"session {mirror.session_id} is kept in {mirror.agent}'s database ({source}), "
+            f"not in a transcript file; its mirror: recall show {mirror.session_id}"
+        )
     path = find_transcript(mirror.transcript_path) or mirror.transcript_path
     redactor = current()  # the transcript leaves recall as clean as the mirror
     try:

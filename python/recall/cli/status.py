@@ -24,6 +24,7 @@ def run(args: argparse.Namespace) -> int:
     with open_reader() as store:
         st = stats(store.conn, store.path)
         oversize = too_big(store.conn)
+    st.agents = every_agent(st.agents)
     if args.json:
         print_json(
             {
@@ -53,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"last indexed: {day(st.last_indexed)}")
     for a in st.agents:
         print(
-            f"  {a.agent:<8} {a.sessions:>6} sessions {a.messages:>8} messages  "
+            f"  {a.agent:<10} {a.sessions:>6} sessions {a.messages:>8} messages  "
             f"latest {day(a.last_message)}"
         )
     if st.skipped:
@@ -62,6 +63,21 @@ def run(args: argparse.Namespace) -> int:
         print(f"memory files {describe(oversize)}")
     print(semantic_line())
     return 0
+
+
+def every_agent(found: list[Any]) -> list[Any]:
+    """The index's per-agent counts, with a zero row for each agent recall reads that has
+    no session yet: a user sees that Cursor was looked for, and found empty."""
+    from recall.agents import ADAPTERS
+    from recall.store.queries import AgentStats
+
+    have = {a.agent for a in found}
+    empty = [
+        AgentStats(agent=name, sessions=0, messages=0, last_message=None)
+        for name in ADAPTERS
+        if name not in have
+    ]
+    return sorted([*found, *empty], key=lambda a: a.agent)
 
 
 # --- semantic search ---
