@@ -76,3 +76,26 @@ def cursor_homes(home: Path) -> list[Path]:
     configured = os.environ.get("CURSOR_CONFIG_DIR", "").strip()
     named = [Path(configured).expanduser()] if configured else []
     return [*named, home / ".cursor"]
+
+
+EDITORS = ("Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf")
+"""VS Code and the forks whose `globalStorage` can hold Cline's or Roo Code's tasks."""
+
+
+def extension_dirs(home: Path, extension: str) -> list[Path]:
+    """`<editor User>/globalStorage/<extension>` for every editor and OS recall knows."""
+    return [
+        user / "globalStorage" / extension
+        for editor in EDITORS
+        for user in app_data_dirs(home, editor)
+    ]
+
+
+def cline_sessions(home: Path) -> Path:
+    """The Cline SDK's session store: `$CLINE_SESSION_DATA_DIR`, `$CLINE_DATA_DIR/sessions`,
+    or `~/.cline/data/sessions`."""
+    configured = os.environ.get("CLINE_SESSION_DATA_DIR", "").strip()
+    if configured:
+        return Path(configured).expanduser()
+    data = os.environ.get("CLINE_DATA_DIR", "").strip()
+    return (Path(data).expanduser() if data else home / ".cline" / "data") / "sessions"

@@ -57,3 +57,14 @@ def lay_out_cursor(home: Path, shared: Path | None = None) -> Path:
         theirs = home / ".cursor" / "projects" / "samples" / "agent-transcripts"
         shutil.copytree(shared / "cursor" / "agent-sessions", theirs)
     return cursor_user(home)
+
+
+def lay_out_cline_roo(home: Path) -> None:
+    """Roo Code's and Cline's task folders in VS Code's globalStorage (Linux place), and a
+    Cline SDK session store with its `sessions.db`."""
+    storage = home / ".config" / "Code" / "User" / "globalStorage"
+    shutil.copytree(AGENT_FIXTURES / "roo", storage / "rooveterinaryinc.roo-cline")
+    shutil.copytree(AGENT_FIXTURES / "cline", storage / "saoudrizwan.claude-dev")
+    sdk = home / ".cline" / "data" / "sessions"
+    shutil.copytree(AGENT_FIXTURES / "cline-sdk", sdk, ignore=shutil.ignore_patterns("*.sql"))
+    build_db(AGENT_FIXTURES / "cline-sdk" / "sessions.sql", sdk / "sessions.db")

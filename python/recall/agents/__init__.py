@@ -6,6 +6,7 @@ from pathlib import Path
 
 from recall.agents.base import Adapter
 from recall.agents.claude import ClaudeAdapter
+from recall.agents.cline import ClineAdapter, RooAdapter
 from recall.agents.codex import CodexAdapter
 from recall.agents.cursor import CursorAdapter
 from recall.agents.gemini import GeminiAdapter
@@ -21,6 +22,8 @@ ADAPTERS: dict[str, Adapter] = {
         GeminiAdapter(),
         OpenCodeAdapter(),
         CursorAdapter(),
+        ClineAdapter(),
+        RooAdapter(),
     )
 }
 """Agents whose transcripts `recall sync` discovers."""
