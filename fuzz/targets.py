@@ -83,6 +83,15 @@ _PATHS = {
         Path("/fuzz/.gemini/tmp/abc/chats/session-2026-03-09T11-00-3f2ad3m0.json"),
         Path("/fuzz/.gemini/tmp/abc/chats/session-2026-03-09T11-00-3f2ad3m0.jsonl"),
     ],
+    "cursor": [
+        Path("/fuzz/.cursor/projects/srv-app/agent-transcripts/c1/c1.jsonl"),
+        Path("/fuzz/.cursor/projects/srv-app/agent-transcripts/c1.txt"),
+    ],
+    "cline": [
+        Path("/fuzz/globalStorage/saoudrizwan.claude-dev/tasks/1767000000000/ui_messages.json"),
+        Path("/fuzz/.cline/data/sessions/s1/s1.messages.json"),
+    ],
+    "roo": [Path("/fuzz/globalStorage/rooveterinaryinc.roo-cline/tasks/t1/ui_messages.json")],
 }
 
 

@@ -101,7 +101,7 @@ def test_validation_errors_are_tool_errors_in_the_seeds_words(indexed: Path) -> 
             ("search_history", {"query": "retry", "scope": "everything"}),
             ("search_history", {"query": "retry", "date_from": "01/02/2026"}),
             ("search_history", {"query": "retry", "date_to": "2026-13-45"}),
-            ("search_history", {"query": "retry", "agent": "cursor"}),
+            ("search_history", {"query": "retry", "agent": "windsurf"}),
             ("show_session", {"session": "nope"}),
             ("search_history", {"query": "retry", "max_results": 500}),
         ]
@@ -114,7 +114,7 @@ def test_validation_errors_are_tool_errors_in_the_seeds_words(indexed: Path) -> 
     )
     assert texts[2] == "Date must be in YYYY-MM-DD format: 01/02/2026"
     assert texts[3] == "Invalid date: 2026-13-45"
-    assert "unknown agent 'cursor'" in texts[4]
+    assert "unknown agent 'windsurf'" in texts[4]
     assert texts[5] == "no session matches 'nope'"
     assert not results[6].is_error  # max_results is clamped to 50, as seed 000 does
 

@@ -144,7 +144,7 @@ def _clean(role: str, text: str) -> str:
     """A turn's text without what the extension wraps a user's words in or injects."""
     if role == USER:
         text = _WRAP.sub("", _ENV.sub("", text))
-    return _accel.strip_reminders(text).strip()
+    return str(_accel.strip_reminders(text)).strip()
 
 
 def _sdk_index(folder: Path, sid: str) -> dict[str, Any]:

@@ -57,7 +57,7 @@ def user_words(text: str) -> str:
     injected reminders."""
     found = _QUERY.findall(text)
     inner = "\n\n".join(q.strip() for q in found) if found else text
-    return _accel.strip_reminders(inner).strip()
+    return str(_accel.strip_reminders(inner)).strip()
 
 
 def _layout(path: Path) -> tuple[str, str | None]:
@@ -142,9 +142,9 @@ def _parse_txt(path: Path, data: bytes) -> Parsed:
     blocks: list[tuple[int, str, list[str]]] = []
     hidden = False
     for n, line in enumerate(text.splitlines()):
-        role = _TXT_ROLE.match(line)
-        if role:
-            blocks.append((n, role.group(1), []))
+        starts = _TXT_ROLE.match(line)
+        if starts:
+            blocks.append((n, starts.group(1), []))
             hidden = False
         elif blocks:
             if _TXT_SECTION.match(line):

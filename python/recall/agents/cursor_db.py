@@ -36,7 +36,13 @@ _COMPOSER = "composerData:"
 _LEGACY_KEY = "workbench.panel.aichat.view.aichat.chatdata"
 LEGACY_PREFIX = "aichat-"
 """Session ids of the oldest generation's chat tabs: `aichat-<tabId>`."""
-_ROLES = {1: USER, 2: ASSISTANT, "user": USER, "ai": ASSISTANT, "assistant": ASSISTANT}
+_ROLES: dict[int | str, str] = {
+    1: USER,
+    2: ASSISTANT,
+    "user": USER,
+    "ai": ASSISTANT,
+    "assistant": ASSISTANT,
+}
 
 
 def _range(prefix: str) -> tuple[str, str]:
@@ -79,7 +85,7 @@ def _composer_rows(conn: sqlite3.Connection) -> list[tuple[str, Any, Any]]:
 
 def sessions(root: Path, transcript_roots: list[Path]) -> Iterator[StoredSession]:
     for db in databases(root):
-        found = []
+        found: list[tuple[str, tuple[Any, ...]]] = []
         with open_readonly(db) as conn:
             have = tables(conn)
             if "cursorDiskKV" in have:
@@ -131,7 +137,8 @@ def _project(bubble: dict[str, Any]) -> str:
 
 
 def _message(key: str, bubble: dict[str, Any]) -> Message | None:
-    role = _ROLES.get(bubble.get("type"))  # type: ignore[call-overload]
+    kind = bubble.get("type")
+    role = _ROLES.get(kind) if isinstance(kind, int | str) and not isinstance(kind, bool) else None
     text = string(bubble.get("text"))
     if role is None or not text:
         return None
