@@ -334,12 +334,12 @@ def test_uninstall_context_removes_only_the_context_hooks(
     without_context = {p: p.read_bytes() for p in original}
     assert call(capsys, "hooks", "uninstall", "--agent", agent)[0] == 0
     assert call(capsys, "hooks", "install", "--agent", agent, "--context")[0] == 0
-    code, out, err = call(capsys, "hooks", "uninstall", "--agent", agent, "--context")
+    code, _, err = call(capsys, "hooks", "uninstall", "--agent", agent, "--context")
     assert code == 0, err
     assert {p: p.read_bytes() for p in original} == without_context  # indexing and MCP stay
     status = call(capsys, "hooks", "status", "--agent", agent)[1]
     assert "ingest --event agent-stop" in status and "context --event" not in status
-    code, out, _ = call(capsys, "hooks", "uninstall", "--agent", agent)
+    code, _out, _ = call(capsys, "hooks", "uninstall", "--agent", agent)
     assert code == 0
     for path, raw in original.items():
         assert path.read_bytes() == raw, path

@@ -88,6 +88,22 @@ def next_steps(results: list[Any], ids: dict[str, str]) -> str | None:
     return f"open: recall show {ref}{resume}"
 
 
+def unindexed_note(errors: list[Any], computers: list[str] | None) -> str:
+    """Why a search over nothing indexed found nothing, pointing the right way: a peer
+    that did not answer (its error printed above) is not this computer's empty index."""
+    from recall.config import computer_name
+
+    if not errors:
+        return "nothing is indexed yet: run `recall sync`"
+    here = not computers or bool({"local", "all", computer_name()} & set(computers))
+    if here:
+        return "nothing is indexed on this computer yet (`recall sync`); the others did not answer"
+    return (
+        "no computer asked answered (see above); to search this computer's own index, "
+        "leave out --computer or add `local`"
+    )
+
+
 def wrap(text: str, indent: str = "", width: int = WIDTH) -> str:
     """`text` broken between words into lines of at most `width` columns, terminal
     escapes and control characters dropped."""

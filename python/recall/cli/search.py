@@ -79,6 +79,7 @@ def run(args: argparse.Namespace) -> int:
         print_json,
         printed_ids,
         reference,
+        unindexed_note,
         use_color,
         wrap,
     )
@@ -133,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if not out.results:
         if not indexed:
-            sys.stderr.write("recall: nothing is indexed yet: run `recall sync`\n")
+            sys.stderr.write(f"recall: {unindexed_note(out.errors, args.computer)}\n")
         print(f"No results for {query!r}{_in_force(args)}.")
         return 1
     color, ids = use_color(), printed_ids(out.results)
