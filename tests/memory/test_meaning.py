@@ -100,6 +100,7 @@ def test_a_memory_saying_the_same_in_other_words_is_merged(
     assert remember("never indent with tabs")["merged"] is False
     assert remember("likes short commit messages")["merged"] is False
     code, out, _ = call(capsys, "memories", "list", "--json")
+    assert code == 0
     assert json.loads(out)["found"] == 6
 
 
@@ -121,4 +122,5 @@ def test_without_a_model_only_the_words_decide(
     for text in ("prefers uv over pip", "prefers uv instead of pip"):
         assert call(capsys, "remember", text)[0] == 0
     code, out, _ = call(capsys, "memories", "list", "--json")
+    assert code == 0
     assert json.loads(out)["found"] == 2

@@ -37,8 +37,29 @@ all-MiniLM-L6-v2, "uses tabs" / "never uses tabs" 0.91, "postgres 15" / "16" 0.9
 SHARED_WORDS = 0.5
 """Jaccard over content words (stop words dropped) a same-meaning pair must also reach."""
 _NEGATIONS = frozenset(
-    "not no never without nor cannot don doesn didn isn aren wasn weren won shouldn "
-    "mustn avoid avoids stop stopped unless".split()
+    [
+        "not",
+        "no",
+        "never",
+        "without",
+        "nor",
+        "cannot",
+        "don",
+        "doesn",
+        "didn",
+        "isn",
+        "aren",
+        "wasn",
+        "weren",
+        "won",
+        "shouldn",
+        "mustn",
+        "avoid",
+        "avoids",
+        "stop",
+        "stopped",
+        "unless",
+    ]
 )
 """Words whose presence in one text only turns a statement around."""
 
