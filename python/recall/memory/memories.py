@@ -37,7 +37,7 @@ all-MiniLM-L6-v2, "uses tabs" / "never uses tabs" 0.91, "postgres 15" / "16" 0.9
 SHARED_WORDS = 0.5
 """Jaccard over content words (stop words dropped) a same-meaning pair must also reach."""
 _NEGATIONS = frozenset(
-    [
+    {
         "not",
         "no",
         "never",
@@ -59,7 +59,7 @@ _NEGATIONS = frozenset(
         "stop",
         "stopped",
         "unless",
-    ]
+    }
 )
 """Words whose presence in one text only turns a statement around."""
 
