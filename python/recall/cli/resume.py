@@ -78,7 +78,6 @@ def hint(session_ref: str, agent: str) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     from recall.cli.search import known_agents
-    from recall.config import computer_name
     from recall.store import open_reader
     from recall.store.queries import resolve_session, split_ref
 
@@ -86,18 +85,26 @@ def run(args: argparse.Namespace) -> int:
     with open_reader() as store:
         agent = known_agents(store.conn, [args.agent])[0] if args.agent else None
         rowid = resolve_session(store.conn, ref, agent)
-        sid, agent, project, computer, parent = store.conn.execute(
-            "SELECT session_id, agent, project, computer, parent_session_id FROM sessions"
-            " WHERE id = ?",
-            (rowid,),
-        ).fetchone()
-    plan = plan_for(sid, agent, project, parent)
-    if args.print_only:
+    return resume(rowid, args.print_only)
+
+
+def resume(rowid: int, print_only: bool = False) -> int:
+    """Resume the session with this rowid (or print the command): `recall resume` and
+    `recall pick`'s Ctrl-R."""
+    from recall.config import computer_name
+    from recall.store import open_reader
+    from recall.store.queries import place
+
+    with open_reader() as store:
+        where = place(store.conn, rowid)
+    plan = plan_for(where.session_id, where.agent, where.project, where.parent_session_id)
+    if print_only:
         print(command_line(plan))
         return 0
-    if computer != computer_name():
+    if where.computer != computer_name():
         raise NotFoundError(
-            f"session {sid} ran on {computer}: resume it there ({command_line(plan)})"
+            f"session {where.session_id} ran on {where.computer}: resume it there "
+            f"({command_line(plan)})"
         )
     return launch(plan)
 

@@ -36,6 +36,12 @@ def add_parser(subs: Any) -> None:
         help="sources: sessions, memories (+ MEMORY.md), daily logs, guidance files; default all",
     )
     p.add_argument(
+        "-i",
+        "--interactive",
+        action="store_true",
+        help="search as you type in the full terminal (`recall pick`) from these words",
+    )
+    p.add_argument(
         "--messages",
         action="store_true",
         help="the best-matching messages (several per session), not one result per session",
@@ -72,6 +78,12 @@ def add_parser(subs: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.interactive:  # `recall pick`, dispatched by name (pick itself calls `search`)
+        from recall.cli.parser import build_parser
+
+        argv = ["pick", *(f"--agent={a}" for a in args.agent), "--", *args.query]
+        picked = build_parser().parse_args(argv)
+        return int(picked.run(picked))
     from recall.cli.render import (
         day,
         highlight,

@@ -54,6 +54,16 @@ def run(args: argparse.Namespace) -> int:
     return _print(mirror, args.json, start)
 
 
+def show_rowid(rowid: int, start: int | None = None) -> int:
+    """Print the session with this rowid from message `start` (`recall pick`'s Enter)."""
+    from recall.store import open_reader
+    from recall.store.queries import load_mirror
+
+    with open_reader() as store:
+        mirror = load_mirror(store.conn, rowid)
+    return _print(mirror, False, start)
+
+
 def session_ref(session: str, at: str | None) -> tuple[str, int | None]:
     """The session and message `show` was given: `ID`, `ID#N`, `"ID #N"` or `ID #N`
     (two words, when the shell did not take `#N` for a comment)."""

@@ -231,3 +231,37 @@ def recent_sessions(db: sqlite3.Connection, project: str, limit: int) -> list[Se
         SessionBrief(session_id=s, agent=a, project=p, title=t, ended_at=format_ts(e))
         for s, a, p, t, e in rows
     ]
+
+
+def latest_sessions(db: sqlite3.Connection, limit: int) -> list[SessionBrief]:
+    """The latest top-level sessions of every project, newest first: what `recall pick`
+    lists before anything is typed."""
+    rows = db.execute(
+        """SELECT session_id, agent, project, title, ended_at FROM sessions
+           WHERE parent_session_id IS NULL ORDER BY ended_at DESC LIMIT ?""",
+        (limit,),
+    )
+    return [
+        SessionBrief(session_id=s, agent=a, project=p, title=t, ended_at=format_ts(e))
+        for s, a, p, t, e in rows
+    ]
+
+
+class Place(Record):
+    """Where a session ran, as resuming it needs: its agent, folder and computer."""
+
+    session_id: str
+    agent: str
+    project: str | None
+    computer: str
+    parent_session_id: str | None
+
+
+def place(db: sqlite3.Connection, rowid: int) -> Place:
+    row = db.execute(
+        "SELECT session_id, agent, project, computer, parent_session_id FROM sessions WHERE id = ?",
+        (rowid,),
+    ).fetchone()
+    if row is None:
+        raise NotFoundError("session vanished while reading")
+    return Place(*row)
