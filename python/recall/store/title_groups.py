@@ -12,8 +12,9 @@ led by "…" (a label such as `instance_id:` kept in front of its value):
 is the template keeps the shared title: nothing in it differs.
 
 The template is the words the first `SAMPLE` members (by rowid) share, so a
-growing group costs one look-up per new member once it is that large; a
-later member that departs from the template earlier is cut where it departs.
+growing group costs one look-up per new member once it is that large (the
+sample's template is kept per process); a later member that departs from the
+template earlier is cut where it departs.
 The title is stored, so search, show, context, MCP and peers all show it.
 """
 
@@ -31,6 +32,10 @@ LINE = 2000
 """Characters of a prompt compared with its group (the part that differs is in them)."""
 _PROMPTS = 20
 """User messages tried for the prompt, as `titles.first_prompt` tries them."""
+_TEMPLATES: dict[tuple[str, tuple[int, ...]], tuple[int, list[str]]] = {}
+"""A full sample's template (shared word count, first member's words) by group and sample
+rowids: a sync adding hundreds of newcomers to one group reads the sample once. A sample
+that changes (a member forgotten, retitled) is another key."""
 
 
 def group_of(title: str) -> str:
@@ -86,15 +91,23 @@ def regroup(db: sqlite3.Connection, session: int, title: str) -> None:
     ).fetchall()
     if len(sample) < 2:
         return
-    lines = {rowid: (prompt_line(db, rowid) or "").split() for rowid, _ in sample}
-    template = shared_words(list(lines.values()))
-    if session in lines:
+    ids = tuple(rowid for rowid, _ in sample)
+    if session in ids:
+        lines = {rowid: (prompt_line(db, rowid) or "").split() for rowid in ids}
+        template = shared_words(list(lines.values()))
         targets = [(rowid, old, lines[rowid]) for rowid, old in sample]
     else:
-        own = (prompt_line(db, session) or "").split()
-        shared = min(template, shared_words([own, next(iter(lines.values()))]))
-        targets, template = [(session, title, own)], shared
-    for rowid, old, words in targets:
-        new = distinct(words, template, title)
+        key = (db.execute("PRAGMA database_list").fetchone()[2] + group, ids)
+        if key not in _TEMPLATES:
+            sampled = [(prompt_line(db, rowid) or "").split() for rowid in ids]
+            if len(_TEMPLATES) > 64:
+                _TEMPLATES.clear()
+            _TEMPLATES[key] = (shared_words(sampled), sampled[0])
+        template, first = _TEMPLATES[key]
+        mine = (prompt_line(db, session) or "").split()
+        template = min(template, shared_words([mine, first]))
+        targets = [(session, title, mine)]
+    for rowid, old, own_words in targets:
+        new = distinct(own_words, template, title)
         if new != old:
             db.execute("UPDATE sessions SET title = ? WHERE id = ?", (new, rowid))
