@@ -76,7 +76,9 @@ def test_text_output_in_a_pipe_is_plain_short_ids_and_whole_words(
     assert "\x1b[" not in out  # no colour codes in a pipe
     assert "**Retry**" not in out.replace("****Retry** decorators**", "")  # no added markers
     words = set(text.split())
-    for line in out.splitlines():
+    *results, footer = out.splitlines()
+    assert footer == "open: recall show 5c0375b4"  # an import: nothing can resume it
+    for line in results:
         assert len(line) <= 80, line
         for word in line.split():
             if word.isalpha() and len(word) > 3:

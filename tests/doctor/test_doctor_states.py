@@ -209,14 +209,17 @@ def test_writes_to_a_read_only_index_are_one_line_not_a_traceback(
 
 
 def _damage(db: Path) -> None:
-    """Overwrite pages in the middle of the file, as a bad disk block would."""
+    """Overwrite four pages two thirds into the file, as a bad disk block would. The first
+    third holds the schema and the pages every migration's tables start on (a bad schema
+    page leaves no table to find by name); the rest is sessions and messages, whose loss
+    salvage is for."""
     conn = sqlite3.connect(db)
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     page = conn.execute("PRAGMA page_size").fetchone()[0]
     conn.close()
     size = db.stat().st_size
     with open(db, "r+b") as fh:
-        for at in range(size // 3, size // 3 + 4 * page, page):
+        for at in range(size * 2 // 3, size * 2 // 3 + 4 * page, page):
             fh.seek(at)
             fh.write(b"\xde\xad\xbe\xef" * (page // 4))
 

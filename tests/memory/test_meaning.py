@@ -78,3 +78,49 @@ def test_nothing_to_embed_loads_no_model(
         assert loads == []
         store.conn.execute("DELETE FROM source_vectors")
         assert embed_pending(store) == 1 and loads == [True]
+
+
+@pytest.mark.needs_model
+def test_a_memory_saying_the_same_in_other_words_is_merged(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    def remember(text: str) -> dict:
+        code, out, err = call(capsys, "remember", text, "-c", "preference", "--json")
+        assert code == 0, err
+        return json.loads(out)
+
+    first = remember("prefers uv over pip")
+    again = remember("prefers uv instead of pip")
+    assert again["merged"] is True and again["memory"]["id"] == first["memory"]["id"]
+    assert again["memory"]["text"] == "prefers uv instead of pip"  # the newer wording
+    # close in meaning, but the words that differ turn it around or change a number
+    assert remember("we use postgres 15 in production")["merged"] is False
+    assert remember("we use postgres 16 in production")["merged"] is False
+    assert remember("indent with tabs")["merged"] is False
+    assert remember("never indent with tabs")["merged"] is False
+    assert remember("likes short commit messages")["merged"] is False
+    code, out, _ = call(capsys, "memories", "list", "--json")
+    assert code == 0
+    assert json.loads(out)["found"] == 6
+
+
+def test_close_meaning_merges_only_when_the_words_that_differ_change_nothing() -> None:
+    from recall.memory.memories import same_meaning
+
+    assert same_meaning("prefers uv instead of pip", "prefers uv over pip")
+    assert same_meaning("API keys are stored in 1Password", "API keys live in 1Password")
+    assert not same_meaning("never indent with tabs", "indent with tabs")
+    assert not same_meaning("don't squash merge", "squash merge")
+    assert not same_meaning("we use postgres 16", "we use postgres 15")
+    assert not same_meaning("prefers poetry over pip", "likes short commit messages")
+
+
+def test_without_a_model_only_the_words_decide(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RECALL_EMBEDDING", "none")
+    for text in ("prefers uv over pip", "prefers uv instead of pip"):
+        assert call(capsys, "remember", text)[0] == 0
+    code, out, _ = call(capsys, "memories", "list", "--json")
+    assert code == 0
+    assert json.loads(out)["found"] == 2

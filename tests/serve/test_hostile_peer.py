@@ -248,3 +248,19 @@ def test_a_peers_memories_files_and_unknown_sources_print_or_are_one_error(
     assert err.strip().splitlines() == [
         "recall: odd: the answer does not fit: unknown source 'telepathy'"
     ]
+
+
+def test_a_peer_refusing_the_token_is_not_an_empty_index(
+    tmp_path: Path, peers: Callable[[str, Answer], Peer], capsys: pytest.CaptureFixture[str]
+) -> None:
+    _local_index(tmp_path, capsys)
+    refusal = b'{"error": "the token is not this daemon\'s"}'
+    peers("desk", reply(refusal, "401 Unauthorized"))
+    code, out, err, _ = _timed(capsys, "search", "zebrafish", "--computer", "desk")
+    assert code == 1 and "No results" in out
+    assert "nothing is indexed yet" not in err and "recall sync" not in err
+    lines = err.strip().splitlines()
+    assert lines[0].startswith("recall: desk: ") and len(lines) == 2
+    assert "leave out --computer or add `local`" in lines[1]
+    code, out, err, _ = _timed(capsys, "search", "zebrafish", "--computer", "desk", "local")
+    assert code == 0 and "zebrafish" in out and "nothing is indexed" not in err

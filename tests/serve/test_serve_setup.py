@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import plistlib
 import stat
 import time
@@ -157,6 +158,29 @@ def test_service_files_are_written_shown_and_removed(
     doc = plistlib.loads(plist.read_bytes())
     assert doc["ProgramArguments"][-3:] == ["-m", "recall", "serve"]
     assert doc["EnvironmentVariables"]["RECALL_HOME"] == str(recall_home) and doc["RunAtLoad"]
+
+
+@pytest.mark.core_free
+@pytest.mark.skipif(os.name == "nt", reason="a POSIX shell script stands in for systemctl")
+def test_service_install_without_a_systemd_user_session_says_what_to_do(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "systemctl"  # what systemctl --user says in a container or under `su`
+    fake.write_text(
+        "#!/bin/sh\necho 'Failed to connect to bus: No such file or directory' >&2\nexit 1\n"
+    )
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", str(bin_dir))
+    code, _, err = call(capsys, "service", "install", "--platform", "linux")
+    unit = Path.home() / ".config" / "systemd" / "user" / "recall.service"
+    assert code == 1 and unit.exists()
+    assert len(err.strip().splitlines()) == 1
+    assert "no systemd user session here" in err and "Failed to connect" not in err
+    assert "systemctl --user enable --now recall.service" in err and "recall serve" in err
+    code, _out, err = call(capsys, "service", "uninstall", "--platform", "linux")
+    assert code == 0 and not unit.exists() and "its unit file is removed" in err
 
 
 @pytest.mark.needs_model

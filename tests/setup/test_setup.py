@@ -323,3 +323,23 @@ def test_a_number_json_cannot_write_back_leaves_the_file_untouched(
     code, _, err = call(capsys, "hooks", "install", "--agent", "claude")
     assert code == 1 and "could not write back as JSON; left untouched" in err
     assert settings.read_bytes() == raw
+
+
+@pytest.mark.parametrize("agent", ["claude", "codex", "gemini"])
+def test_uninstall_context_removes_only_the_context_hooks(
+    agent: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    original = _place(agent)
+    assert call(capsys, "hooks", "install", "--agent", agent)[0] == 0
+    without_context = {p: p.read_bytes() for p in original}
+    assert call(capsys, "hooks", "uninstall", "--agent", agent)[0] == 0
+    assert call(capsys, "hooks", "install", "--agent", agent, "--context")[0] == 0
+    code, _, err = call(capsys, "hooks", "uninstall", "--agent", agent, "--context")
+    assert code == 0, err
+    assert {p: p.read_bytes() for p in original} == without_context  # indexing and MCP stay
+    status = call(capsys, "hooks", "status", "--agent", agent)[1]
+    assert "ingest --event agent-stop" in status and "context --event" not in status
+    code, _out, _ = call(capsys, "hooks", "uninstall", "--agent", agent)
+    assert code == 0
+    for path, raw in original.items():
+        assert path.read_bytes() == raw, path

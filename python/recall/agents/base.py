@@ -31,6 +31,9 @@ class Adapter(Protocol):
     name: str
     incremental: bool
     """True when `parse` can resume from a byte offset (append-only JSONL)."""
+    resume: tuple[str, ...]
+    """The agent's own command that reopens a session, its id appended, run in the
+    session's project folder (`recall resume`; docs/agents.md); empty when there is none."""
 
     def default_roots(self) -> list[Path]:
         """Directories searched by `recall sync` (honouring the agent's env vars)."""

@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from recall.agent_cli import RESUME
 from recall.agent_homes import claude_homes
 from recall.agents.base import decode_json, text_of
 from recall.agents.transcript import Origin, parse_transcript
@@ -64,6 +65,7 @@ class ClaudeAdapter:
     """Claude Code's JSONL transcripts (FORMATS.md §1)."""
 
     name = AGENT
+    resume = RESUME["claude"]
     incremental = True
 
     def default_roots(self) -> list[Path]:

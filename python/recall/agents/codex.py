@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from recall.agent_cli import RESUME
 from recall.agent_homes import codex_home
 from recall.agents.transcript import Origin, parse_transcript
 from recall.recordtypes import CODEX_ENVELOPES
@@ -52,6 +53,7 @@ def _sniff(obj: Any) -> bool:
 
 class CodexAdapter:
     name = "codex"
+    resume = RESUME["codex"]
     incremental = True
 
     def default_roots(self) -> list[Path]:

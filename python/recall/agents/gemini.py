@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from recall.agent_cli import RESUME
 from recall.agent_homes import gemini_home
 from recall.agents.transcript import Origin, parse_transcript
 from recall.digest import sha256_hex
@@ -69,6 +70,7 @@ def _sniff(obj: Any) -> bool:
 
 class GeminiAdapter:
     name = "gemini"
+    resume = RESUME["gemini"]
     incremental = True
     """JSONL chats resume from an offset; legacy `.json` ones are read whole."""
 

@@ -41,6 +41,8 @@ class JsonlImportAdapter:
     name = DEFAULT_AGENT
     incremental = False
     """Imports are read whole: content keys need every earlier line of the file."""
+    resume: tuple[str, ...] = ()
+    """Imported sessions belong to no agent that can reopen them."""
 
     def default_roots(self) -> list[Path]:
         return []

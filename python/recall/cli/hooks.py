@@ -16,7 +16,7 @@ def add_parser(subs: Any) -> None:
         ("install", "add recall's hooks (and the MCP server) to the agents' settings"),
         ("uninstall", "take them out again (restoring each file when nothing else changed)"),
     ):
-        add_options(actions.add_parser(name, help=text))
+        add_options(actions.add_parser(name, help=text), uninstall=name == "uninstall")
     status = actions.add_parser("status", help="what each agent has of recall")
     status.add_argument(
         "--agent", action="append", default=[], choices=("claude", "codex", "gemini")

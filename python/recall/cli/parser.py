@@ -21,6 +21,8 @@ COMMANDS: dict[str, str] = {
     "sync": "index every agent transcript on this computer",
     "search": "search past conversations",
     "show": "print one session's conversation",
+    "resume": "reopen a session in its own agent (claude, codex, gemini), in its folder",
+    "pick": "search as you type, preview, Enter to show or resume (full terminal)",
     "status": "what is indexed, where, how fresh, which core",
     "demo": "index sample sessions into a throwaway home and search them",
     "embed": "embed new messages for semantic search (resumable)",

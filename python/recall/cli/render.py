@@ -41,10 +41,67 @@ def highlight(snippet: str, color: bool, indent: str = "", width: int = WIDTH) -
 
 
 def short_id(session_id: str) -> str:
-    """A session id as text output shows it: 8 characters, a unique prefix in practice
-    (`recall show` takes any unique prefix); a sub-agent keeps its own part."""
+    """A session id cut to 8 characters (a sub-agent keeps its own part): the printed form
+    when the index cannot be asked which prefix is unique (`printed_ids`)."""
     parent, sep, child = session_id.partition(":")
     return parent[:8] + sep + child
+
+
+def printed_ids(results: list[Any]) -> dict[str, str]:
+    """How text output names each result's session: the shortest prefix `recall show`
+    resolves to it alone (at least 8 characters), for this computer's sessions; a peer's
+    keep their whole id (`recall show --computer NAME ID`)."""
+    from recall.config import computer_name
+    from recall.errors import RecallError
+    from recall.store import open_reader
+    from recall.store.queries import unique_prefix
+
+    here = computer_name()
+    ids = {r.session_id: r.session_id for r in results}
+    local = {r.session_id for r in results if r.computer == here}
+    if not local:
+        return ids
+    try:
+        with open_reader() as store:
+            ids.update({sid: unique_prefix(store.conn, sid) for sid in local})
+    except (RecallError, OSError):  # no index here: whole ids are always accepted
+        pass
+    return ids
+
+
+def reference(session_id: str, index: int | None = None) -> str:
+    """A printed session reference, `0c117353` or `0c117353#11` (opening at message 11):
+    one shell word that `recall show` takes as it is."""
+    return session_id if index is None else f"{session_id}#{index}"
+
+
+def next_steps(results: list[Any], ids: dict[str, str]) -> str | None:
+    """The line after a result list that says how to open or resume what was found
+    (the first session result as the example), or None when no result is a session."""
+    from recall.agent_cli import RESUME
+
+    first = next((r for r in results if r.source == "session"), None)
+    if first is None:
+        return None
+    ref = ids.get(first.session_id, first.session_id)
+    resume = f" · resume: recall resume {ref}" if first.agent in RESUME else ""
+    return f"open: recall show {ref}{resume}"
+
+
+def unindexed_note(errors: list[Any], computers: list[str] | None) -> str:
+    """Why a search over nothing indexed found nothing, pointing the right way: a peer
+    that did not answer (its error printed above) is not this computer's empty index."""
+    from recall.config import computer_name
+
+    if not errors:
+        return "nothing is indexed yet: run `recall sync`"
+    here = not computers or bool({"local", "all", computer_name()} & set(computers))
+    if here:
+        return "nothing is indexed on this computer yet (`recall sync`); the others did not answer"
+    return (
+        "no computer asked answered (see above); to search this computer's own index, "
+        "leave out --computer or add `local`"
+    )
 
 
 def wrap(text: str, indent: str = "", width: int = WIDTH) -> str:

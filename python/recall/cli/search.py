@@ -36,6 +36,12 @@ def add_parser(subs: Any) -> None:
         help="sources: sessions, memories (+ MEMORY.md), daily logs, guidance files; default all",
     )
     p.add_argument(
+        "-i",
+        "--interactive",
+        action="store_true",
+        help="search as you type in the full terminal (`recall pick`) from these words",
+    )
+    p.add_argument(
         "--messages",
         action="store_true",
         help="the best-matching messages (several per session), not one result per session",
@@ -72,7 +78,23 @@ def add_parser(subs: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from recall.cli.render import day, highlight, print_json, short_id, use_color, wrap
+    if args.interactive:  # `recall pick`, dispatched by name (pick itself calls `search`)
+        from recall.cli.parser import build_parser
+
+        argv = ["pick", *(f"--agent={a}" for a in args.agent), "--", *args.query]
+        picked = build_parser().parse_args(argv)
+        return int(picked.run(picked))
+    from recall.cli.render import (
+        day,
+        highlight,
+        next_steps,
+        print_json,
+        printed_ids,
+        reference,
+        unindexed_note,
+        use_color,
+        wrap,
+    )
     from recall.cli.sources import source_lines
     from recall.config import embedding_provider
     from recall.errors import UsageError
@@ -124,10 +146,10 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if not out.results:
         if not indexed:
-            sys.stderr.write("recall: nothing is indexed yet: run `recall sync`\n")
+            sys.stderr.write(f"recall: {unindexed_note(out.errors, args.computer)}\n")
         print(f"No results for {query!r}{_in_force(args)}.")
         return 1
-    color = use_color()
+    color, ids = use_color(), printed_ids(out.results)
     for n, r in enumerate(out.results, 1):
         if r.source != "session":
             print(source_lines(n, r, color))
@@ -135,9 +157,11 @@ def run(args: argparse.Namespace) -> int:
         where = " · ".join(x for x in (r.agent, r.project or "", day(r.date), r.computer) if x)
         title = r.title or "(untitled)"
         print(wrap(f"{n:>2}. {title}", "    ")[4:])
-        at = f" #{r.message_index}" if args.messages and r.message_index is not None else ""
-        print(wrap(f"{where}  [{short_id(r.session_id)}{at}]  score {r.score:.3g}", "    "))
+        ref = reference(ids[r.session_id], r.message_index if args.messages else None)
+        print(wrap(f"{where}  [{ref}]  score {r.score:.3g}", "    "))
         print(highlight(r.snippet, color, "    ") + "\n")
+    if footer := next_steps(out.results, ids):
+        print(printable(footer))
     return 0
 
 

@@ -116,6 +116,25 @@ def _manager(argv: list[str]) -> str | None:
     return None
 
 
+def _no_user_bus(problem: str) -> bool:
+    """Whether systemctl failed for want of a systemd user session (no user bus: a
+    container, `su`, an SSH login without a session), not for the unit itself."""
+    signs = ("Failed to connect to bus", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR")
+    return any(sign in problem for sign in signs)
+
+
+def _without_systemd(path: Path, action: str) -> str:
+    """One line for `service install|uninstall` where no systemd user session is running."""
+    if action == "install":
+        return (
+            f"no systemd user session here (systemctl --user cannot reach the user bus), "
+            f"so {path} is written but not started: in a login session run "
+            f"`systemctl --user enable --now {UNIT}` (for it to run without one, as root: "
+            f"`loginctl enable-linger $USER`), or just run `recall serve`"
+        )
+    return f"no systemd user session here to stop {UNIT} in; its unit file is removed"
+
+
 def run(args: argparse.Namespace) -> int:
     kind = _platform(args.platform)
     path = unit_path() if kind == "linux" else plist_path()
@@ -149,10 +168,13 @@ def run(args: argparse.Namespace) -> int:
     else:
         for step in steps:
             problem = _manager(step)
+            if problem and kind == "linux" and _no_user_bus(problem):
+                problem = _without_systemd(path, args.action)
             if problem:
                 sys.stderr.write(f"recall: {problem}\n")
                 if args.action == "install":
                     return 1
+                break
     if args.action == "uninstall":
         path.unlink()
         print(f"removed {path}")

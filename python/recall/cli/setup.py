@@ -30,7 +30,7 @@ def add_parser(subs: Any) -> None:
     p.set_defaults(run=run)
 
 
-def add_options(p: argparse.ArgumentParser) -> None:
+def add_options(p: argparse.ArgumentParser, uninstall: bool = False) -> None:
     from recall.setup.where import AGENTS
 
     p.add_argument(
@@ -43,7 +43,9 @@ def add_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--context",
         action="store_true",
-        help="also inject context at session start and prompt submit (`recall context`)",
+        help="remove only the context hooks (indexing and the MCP server stay)"
+        if uninstall
+        else "also inject context at session start and prompt submit (`recall context`)",
     )
     p.add_argument("--dry-run", action="store_true", help="show the diff, write nothing")
 

@@ -3,9 +3,11 @@
 A memory is written, and indexed (FTS triggers), in one transaction: it is
 searchable the moment `remember` returns. Its text goes through the user's
 redactor first, as every stored text does. A new memory that near-duplicates
-one already kept (Jaccard ≥ 0.8 over word sets, the core's `dedup`) is merged
-into it rather than stored twice: the newer wording wins, the higher
-importance stays, and `merged` counts the repeats (docs/memory.md).
+one already kept (Jaccard ≥ 0.8 over word sets, the core's `dedup`), or with a
+model present says the same in other words ("prefers uv over pip" / "prefers uv
+instead of pip": `same_meaning`), is merged into it rather than stored twice:
+the newer wording wins, the higher importance stays, and `merged` counts the
+repeats (docs/memory.md).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any
 from recall import _accel
 from recall.errors import NotFoundError, UsageError
 from recall.memory import CATEGORIES
-from recall.memory.vectors import embed_quietly
+from recall.memory.vectors import closest_memories, embed_quietly, meaning_of
 from recall.privacy.redaction import current
 from recall.record import Record
 from recall.store import Store
@@ -28,6 +30,38 @@ DUPLICATE = 0.8
 """Jaccard similarity of word sets at or above which two memories are one (as search's dedup)."""
 _CANDIDATES = 500
 """Memories sharing a probe word with a new one that are checked for near-duplication."""
+SAME_MEANING = 0.9
+"""Cosine at or above which two memories may say one thing in other words (with the word
+checks of `same_meaning`): "prefers uv over pip" / "… instead of pip" are 0.98 with
+all-MiniLM-L6-v2, "uses tabs" / "never uses tabs" 0.91, "postgres 15" / "16" 0.96."""
+SHARED_WORDS = 0.5
+"""Jaccard over content words (stop words dropped) a same-meaning pair must also reach."""
+_NEGATIONS = frozenset(
+    {
+        "not",
+        "no",
+        "never",
+        "without",
+        "nor",
+        "cannot",
+        "don",
+        "doesn",
+        "didn",
+        "isn",
+        "aren",
+        "wasn",
+        "weren",
+        "won",
+        "shouldn",
+        "mustn",
+        "avoid",
+        "avoids",
+        "stop",
+        "stopped",
+        "unless",
+    }
+)
+"""Words whose presence in one text only turns a statement around."""
 
 
 class Memory(Record):
@@ -91,6 +125,32 @@ def _near_duplicate(db: sqlite3.Connection, text: str, project: str | None) -> i
     return None
 
 
+def same_meaning(new: str, old: str) -> bool:
+    """Whether two texts close in meaning may be merged: their content words (stop words
+    dropped) overlap by `SHARED_WORDS` or more, and the words only one of them has hold no
+    number and no negation ("postgres 15" is not "postgres 16"; "never uses tabs" is not
+    "uses tabs"). Embeddings place such pairs close together; the words tell them apart."""
+    from recall.search.query import STOPWORDS
+
+    a, b = ({w for w in _accel.tokenize(t) if w not in STOPWORDS} for t in (new, old))
+    if not a or not b or len(a & b) / len(a | b) < SHARED_WORDS:
+        return False
+    differ = a ^ b
+    return not (differ & _NEGATIONS or any(c.isdigit() for w in differ for c in w))
+
+
+def _same_meaning(
+    db: sqlite3.Connection, text: str, project: str | None, meaning: tuple[str, bytes] | None
+) -> int | None:
+    """The id of a kept memory (same project) saying what `text` says in other words."""
+    if meaning is None:
+        return None
+    for rowid, other, _ in closest_memories(db, meaning, project, SAME_MEANING):
+        if same_meaning(text, other):
+            return rowid
+    return None
+
+
 def get(db: sqlite3.Connection, memory_id: int) -> Memory:
     row = db.execute(f"SELECT {_COLS} FROM memories WHERE id = ?", (memory_id,)).fetchone()
     if row is None:
@@ -112,8 +172,11 @@ def remember(
     clean = redact(text.strip())
     project = redact(project) if project else None
     now = time.time() if now is None else now
+    meaning = meaning_of(store.conn, clean)  # the model is loaded outside the write lock
     with store.transaction() as db:
         same = _near_duplicate(db, clean, project)
+        if same is None:
+            same = _same_meaning(db, clean, project, meaning)
         if same is not None:
             db.execute(
                 "UPDATE memories SET text = ?, category = ?, importance = max(importance, ?),"

@@ -148,3 +148,50 @@ def nearest(
     else:
         found = chunk_rows(db, refs, filters, scores, kinds.split(","), computer_name())
     return list(found)[:depth]
+
+
+def meaning_of(db: sqlite3.Connection, text: str) -> tuple[str, bytes] | None:
+    """`text`'s vector (model id, float32 bytes) when a model is present and some memory
+    has a vector of it to compare with; None otherwise (nothing to compare, no model)."""
+    from recall.config import embedding_provider
+
+    if embedding_provider() == "none":
+        return None
+    from recall.semantic import ModelError
+    from recall.semantic.provider import current_model_id, get_encoder
+
+    try:
+        model = current_model_id()
+        sql = "SELECT 1 FROM source_vectors WHERE kind = 'memory' AND model = ? LIMIT 1"
+        if db.execute(sql, (model,)).fetchone() is None:
+            return None
+        encoder = get_encoder()
+        return encoder.model_id, encoder.embed([text[: encoder.window * 8]])[0].astype(
+            "<f4"
+        ).tobytes()
+    except ModelError:
+        return None
+
+
+def closest_memories(
+    db: sqlite3.Connection, meaning: tuple[str, bytes], project: str | None, floor: float
+) -> list[tuple[int, str, float]]:
+    """The memories of `project` whose vectors (of the same model) are at cosine ≥ `floor`
+    from `meaning`, closest first: (id, text, cosine)."""
+    import numpy as np
+
+    model, raw = meaning
+    rows = db.execute(
+        "SELECT m.id, m.text, v.vector FROM memories m JOIN source_vectors v"
+        " ON v.kind = 'memory' AND v.ref = m.id AND v.model = ? WHERE m.project IS ?",
+        (model, project),
+    ).fetchall()
+    if not rows:
+        return []
+    vector = np.frombuffer(raw, dtype="<f4")
+    matrix = np.frombuffer(b"".join(r[2] for r in rows), dtype="<f4").reshape(len(rows), -1)
+    if matrix.shape[1] != vector.shape[0]:
+        return []
+    sims = matrix @ vector
+    order = [int(i) for i in np.argsort(-sims) if sims[i] >= floor]
+    return [(int(rows[i][0]), str(rows[i][1]), float(sims[i])) for i in order]

@@ -144,20 +144,24 @@ def files(agent: str, home: Path) -> dict[str, Path]:
 
 
 def plan(agent: str, home: Path, program: list[str] | None, context: bool = False) -> Outcome:
-    """The edits that install (program given) or uninstall recall for `agent`."""
+    """The edits that install (program given) or uninstall recall for `agent`; uninstalling
+    with `context` takes out the context hooks alone (indexing and MCP stay)."""
     paths = files(agent, home)
     known = state.load()
     outcome = Outcome()
     hooks = entries.wanted(agent, context)
+    only_context = program is None and context
 
     def hooks_editor(data: dict[str, Any], name: str) -> None:
         if program is None:
-            entries.remove_hooks(data, agent)
+            entries.remove_hooks(data, agent, only_context)
         else:
             notes = entries.add_hooks(data, agent, hooks, program, name)
             outcome.notes.extend(f"{agent}: {note}" for note in notes)
 
     def mcp_editor(data: dict[str, Any], name: str) -> None:
+        if only_context:
+            return
         if program is None:
             entries.remove_mcp(data)
         else:
@@ -170,7 +174,9 @@ def plan(agent: str, home: Path, program: list[str] | None, context: bool = Fals
     jobs: list[tuple[Path, Callable[[], Edit]]] = []
     # uninstalling may write back the file as it was before recall first changed it
     original: dict[str, str | None] = {
-        str(p): known.get(str(p), {}).get("original") if program is None else None
+        str(p): known.get(str(p), {}).get("original")
+        if program is None and not only_context
+        else None
         for p in paths.values()
     }
     if paths["hooks"] == paths["mcp"]:
@@ -179,7 +185,9 @@ def plan(agent: str, home: Path, program: list[str] | None, context: bool = Fals
     else:
         hp, mp = paths["hooks"], paths["mcp"]
         jobs.append((hp, lambda: _json_edit(agent, hp, hooks_editor, original[str(hp)])))
-        if mp.suffix == ".toml":
+        if only_context:
+            pass  # the MCP entry stays
+        elif mp.suffix == ".toml":
             jobs.append((mp, lambda: _toml_edit(agent, mp, program, original[str(mp)])))
         else:
             jobs.append((mp, lambda: _json_edit(agent, mp, mcp_editor, original[str(mp)])))

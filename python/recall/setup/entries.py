@@ -111,13 +111,13 @@ def _recall_args(agent: str) -> list[tuple[str, ...]]:
     return [h.args for h in HOOKS[agent]]
 
 
-def remove_hooks(data: dict[str, Any], agent: str) -> None:
-    """Remove the hooks recall wrote (nothing else); an event list or `hooks` object left
-    empty by that goes too."""
+def remove_hooks(data: dict[str, Any], agent: str, only_context: bool = False) -> None:
+    """Remove the hooks recall wrote (nothing else), or with `only_context` its context
+    hooks alone; an event list or `hooks` object left empty by that goes too."""
     table = data.get("hooks")
     if not isinstance(table, dict):
         return
-    ours = _recall_args(agent)
+    ours = [h.args for h in HOOKS[agent] if h.context] if only_context else _recall_args(agent)
 
     def written(h: Any) -> bool:
         return isinstance(h, dict) and any(written_by_recall(h.get("command"), a) for a in ours)

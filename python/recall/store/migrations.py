@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable
 
 from recall.store.migration_rules import m006_first_prompt
+from recall.store.migration_rules import m009_title_groups as title_groups
 
 Migration = Callable[[sqlite3.Connection], None]
 
@@ -423,6 +424,24 @@ def m008_digest_sources(db: sqlite3.Connection) -> None:
     )
 
 
+def m009_title_groups(db: sqlite3.Connection) -> None:
+    """First-prompt titles that share a template show the part that differs.
+
+    `sessions.title_group` is a digest of a first-prompt title (80 characters):
+    sessions with the same one cannot be told apart by it, so each member of a
+    group of two or more is titled by what follows the words the group's
+    prompts share (store/title_groups.py, whose rule this applies as it stood).
+    """
+    run_script(
+        db,
+        """
+        ALTER TABLE sessions ADD COLUMN title_group TEXT;
+        CREATE INDEX sessions_title_group ON sessions(title_group);
+        """,
+    )
+    title_groups(db)
+
+
 MIGRATIONS: list[Migration] = [
     m001_initial,
     m002_vectors,
@@ -432,6 +451,7 @@ MIGRATIONS: list[Migration] = [
     m006_summaries,
     m007_memories,
     m008_digest_sources,
+    m009_title_groups,
 ]
 
 

@@ -65,6 +65,45 @@ def resolve_session(db: sqlite3.Connection, ref: str, agent: str | None = None) 
     return int(rows[0][0])
 
 
+def split_ref(ref: str) -> tuple[str, int | None]:
+    """A printed reference as (session, message index): `0c117353#11` and `0c117353 #11`
+    (search `--messages`, `context`) open at message 11; anything else is a session alone."""
+    import re
+
+    found = re.fullmatch(r"(.*?)\s*#\s*(\d+)\s*", ref, re.DOTALL)
+    if found is None or not found.group(1).strip():
+        return ref, None
+    return found.group(1), int(found.group(2))
+
+
+def unique_prefix(db: sqlite3.Connection, session_id: str, least: int = 8) -> str:
+    """The shortest prefix of `session_id` (at least `least` characters) that `show` resolves
+    to it alone: longer than its common prefix with the ids sorted either side, its own
+    sub-agents aside (a prefix naming a parent and its sub-agents means the parent). A
+    sub-agent is printed as its parent's prefix and its own part (`5c0375b4:sidechain`)."""
+    parent, sep, child = session_id.partition(":")
+    if sep:
+        return unique_prefix(db, parent, least) + sep + child
+    before = db.execute(
+        "SELECT max(session_id) FROM sessions WHERE session_id < ?", (session_id,)
+    ).fetchone()[0]
+    after = db.execute(
+        "SELECT min(session_id) FROM sessions WHERE session_id > ? AND parent_session_id IS NOT ?",
+        (session_id, session_id),
+    ).fetchone()[0]
+    need = least
+    for other in (before, after):
+        if other is None:
+            continue
+        shared = 0
+        for a, b in zip(session_id, other, strict=False):
+            if a != b:
+                break
+            shared += 1
+        need = max(need, shared + 1)
+    return session_id[:need]
+
+
 def _like(text: str) -> str:
     """`text` as a literal inside a LIKE pattern (with `ESCAPE '\\'`)."""
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
@@ -192,3 +231,37 @@ def recent_sessions(db: sqlite3.Connection, project: str, limit: int) -> list[Se
         SessionBrief(session_id=s, agent=a, project=p, title=t, ended_at=format_ts(e))
         for s, a, p, t, e in rows
     ]
+
+
+def latest_sessions(db: sqlite3.Connection, limit: int) -> list[SessionBrief]:
+    """The latest top-level sessions of every project, newest first: what `recall pick`
+    lists before anything is typed."""
+    rows = db.execute(
+        """SELECT session_id, agent, project, title, ended_at FROM sessions
+           WHERE parent_session_id IS NULL ORDER BY ended_at DESC LIMIT ?""",
+        (limit,),
+    )
+    return [
+        SessionBrief(session_id=s, agent=a, project=p, title=t, ended_at=format_ts(e))
+        for s, a, p, t, e in rows
+    ]
+
+
+class Place(Record):
+    """Where a session ran, as resuming it needs: its agent, folder and computer."""
+
+    session_id: str
+    agent: str
+    project: str | None
+    computer: str
+    parent_session_id: str | None
+
+
+def place(db: sqlite3.Connection, rowid: int) -> Place:
+    row = db.execute(
+        "SELECT session_id, agent, project, computer, parent_session_id FROM sessions WHERE id = ?",
+        (rowid,),
+    ).fetchone()
+    if row is None:
+        raise NotFoundError("session vanished while reading")
+    return Place(*row)

@@ -9,7 +9,8 @@ after it, in another sync or by a hook. Every summary is therefore kept by
 leaf (`summaries`, migration m006), and a session is retitled whenever a
 summary or a leaf message arrives second. A summary whose leaf is never
 stored titles nothing. Failing all of these, the first real user prompt,
-cleaned to one line (`textutil.one_line`).
+cleaned to one line (`textutil.one_line`); when several sessions' prompts
+share a template, the part of each that differs (`store/title_groups.py`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import os
 import sqlite3
 from collections.abc import Iterable, Iterator
 
+from recall.store.title_groups import regroup
 from recall.textutil import one_line, scrub
 from recall.types import TITLE_FIRST_PROMPT, TITLE_SUMMARY, USER
 
@@ -159,6 +161,7 @@ def first_prompt(db: sqlite3.Connection, session: int, force: bool = False) -> N
                 "UPDATE sessions SET title = ?, title_rank = ? WHERE id = ?",
                 (line, TITLE_FIRST_PROMPT, session),
             )
+            regroup(db, session, line)
             return
 
 
