@@ -1,0 +1,49 @@
+"""Notes (MEMORY.md, daily logs, guidance files) are redacted whole, and again by a rescan.
+
+A note is cut into chunks of at most 4,000 characters, hard in the middle of a
+long paragraph. Redacting each chunk on its own let a token cut by that boundary
+through in two halves that no rule matches; and `redact --rescan`, which only
+re-redacted the stored chunks, could never join them again.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from clihelp import call
+from secretcorpus import db_bytes, write_config
+
+GHP = "ghp_R8vK2mQ9xTfL4wZp7NcY3hBd6JsGa1Ue5Hoi"
+HOST_TOKEN = "zorblax-q7w3e9r1t5y2u8i4o6p0a1s3"
+"""A secret only the user's own rule (added after indexing) knows."""
+
+
+def _straddling(secret: str, spaced: bool = True) -> str:
+    """A note whose one long paragraph reaches 4,000 characters inside `secret`; not
+    `spaced`, the paragraph has no space to cut at before it, so the cut is there."""
+    pad = ("word " if spaced else "word-") * 797 + "abcd" + (" " if spaced else "=")
+    text = f"{pad}{secret} and the walrus tail words"
+    assert text.index(secret) < 4000 < text.index(secret) + len(secret)
+    return f"# Notes\n\n{text}\n"
+
+
+def _search(capsys: pytest.CaptureFixture[str], query: str) -> str:
+    code, out, err = call(capsys, "search", query, "--json")
+    assert code == 0, err
+    return out
+
+
+def test_a_token_cut_by_the_chunk_boundary_is_still_redacted(
+    capsys: pytest.CaptureFixture[str], recall_home: Path
+) -> None:
+    recall_home.mkdir(parents=True, exist_ok=True)
+    (recall_home / "MEMORY.md").write_text(_straddling(GHP))
+    assert call(capsys, "sync", "-q", "--no-embed")[0] == 0
+    out = _search(capsys, "walrus tail")
+    assert json.loads(out)["found"] == 1 and "[REDACTED:github-token]" in out
+    for part in (GHP, GHP[:12], GHP[-12:]):
+        assert part not in out
+        assert part.lower().encode() not in db_bytes(recall_home)
