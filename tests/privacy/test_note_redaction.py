@@ -47,3 +47,44 @@ def test_a_token_cut_by_the_chunk_boundary_is_still_redacted(
     for part in (GHP, GHP[:12], GHP[-12:]):
         assert part not in out
         assert part.lower().encode() not in db_bytes(recall_home)
+
+
+def _guidance_project(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> Path:
+    project = tmp_path / "proj"
+    project.mkdir()
+    row = {"session": "g1", "role": "user", "text": "hello", "project": str(project)}
+    src = tmp_path / "g1.jsonl"
+    src.write_text(json.dumps({**row, "agent": "codex"}) + "\n")
+    assert call(capsys, "ingest", "--format", "jsonl", str(src))[0] == 0
+    return project
+
+
+@pytest.mark.parametrize("kind", ["memory_md", "daily_log", "guidance"])
+def test_a_rescan_reindexes_notes_under_the_new_rules(
+    capsys: pytest.CaptureFixture[str], recall_home: Path, tmp_path: Path, kind: str
+) -> None:
+    """A rule added after indexing reaches the notes through `redact --rescan`, even a
+    token the chunking cut in two."""
+    recall_home.mkdir(parents=True, exist_ok=True)
+    note = _straddling(HOST_TOKEN, spaced=False)
+    if kind == "memory_md":
+        (recall_home / "MEMORY.md").write_text(note)
+    elif kind == "daily_log":
+        (recall_home / "daily").mkdir()
+        (recall_home / "daily" / "2026-01-05.md").write_text(note)
+    else:
+        (_guidance_project(capsys, tmp_path) / "AGENTS.md").write_text(note)
+    assert call(capsys, "sync", "-q", "--no-embed")[0] == 0
+    assert HOST_TOKEN[-12:] in _search(capsys, "walrus tail")  # indexed before the rule
+    write_config(
+        recall_home, '[[redact.extra]]\nname = "host-token"\npattern = "zorblax-[a-z0-9]{24}"\n'
+    )
+    code, out, err = call(capsys, "redact", "--rescan")
+    assert code == 0 and "1 note files re-indexed" in out, err
+    found = _search(capsys, "walrus tail")
+    assert json.loads(found)["found"] == 1 and "host-token] and the walrus" in found
+    data = db_bytes(recall_home)
+    for part in (HOST_TOKEN, HOST_TOKEN[:12], HOST_TOKEN[-12:]):
+        assert part not in found and part.encode() not in data
+    assert call(capsys, "sync", "-q", "--no-embed")[0] == 0  # an unchanged file stays so
+    assert HOST_TOKEN[-12:] not in _search(capsys, "walrus tail")

@@ -45,6 +45,9 @@ class RescanReport(Record):
     log_lines_changed: int = 0
     sources_changed: int = 0
     """Memories, file chunks and file records (docs/memory.md) the redactor changed."""
+    notes_reindexed: int = 0
+    """Note files (MEMORY.md, daily logs, guidance) read, redacted whole and chunked again
+    by the caller (`memory.files.sync_files`), which this layer may not import."""
     wal_emptied: bool = True
 
 
