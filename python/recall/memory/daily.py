@@ -126,18 +126,22 @@ _SECTION = re.compile(
 
 
 def split_answer(answer: str) -> tuple[str, str]:
-    """(summary, facts) from the answer's two sections; no sections: all of it is the summary."""
+    """(summary, facts) from the answer's two sections; no sections: all of it is the summary.
+    Text before the first section heading is summary too (a summariser that skipped the
+    `## Daily Summary` heading, or wrote a line before it): dropped, it was lost for good,
+    as the watermark moves past its messages."""
     found = list(_SECTION.finditer(answer))
     if not found:
         return answer.strip(), ""
-    parts = {"daily summary": "", "long-term facts": ""}
+    parts = {"daily summary": [answer[: found[0].start()].strip()], "long-term facts": []}
     for n, m in enumerate(found):
         end = found[n + 1].start() if n + 1 < len(found) else len(answer)
-        parts[m.group(1).lower().replace("long term", "long-term")] = answer[m.end() : end].strip()
-    facts = parts["long-term facts"]
+        key = m.group(1).lower().replace("long term", "long-term")
+        parts[key].append(answer[m.end() : end].strip())
+    facts = "\n\n".join(x for x in parts["long-term facts"] if x)
     if facts.strip(" .*-\n").lower() in ("none", "n/a", ""):
         facts = ""
-    return parts["daily summary"], facts
+    return "\n\n".join(x for x in parts["daily summary"] if x), facts
 
 
 BUSY = "another `recall digest` ran meanwhile, so this one wrote nothing: run it again"
