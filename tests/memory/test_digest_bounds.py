@@ -217,3 +217,31 @@ def test_a_summary_before_its_first_heading_is_kept(
     log = (recall_home / "daily" / f"{DAY}.md").read_text()
     assert "- the narwhal survey ran at dawn" in log
     assert "survey data lives in s3" not in log  # the facts are not the summary
+
+
+def test_the_answer_is_taken_when_the_summariser_exits_whatever_it_left_running(
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    recall_home: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A summariser that daemonises a helper (its own session, so out of reach of the
+    process-group kill) holding its stdout: the read waited for the helper, 40 s."""
+    import signal
+    import time
+
+    configure(tmp_path, recall_home, "timeout = 30.0\n")
+    _ingest(capsys, tmp_path, "s1", "a question about auks")
+    pidfile = tmp_path / "helper.pid"
+    monkeypatch.setenv("STUB_MODE", "linger")
+    monkeypatch.setenv("STUB_PIDFILE", str(pidfile))
+    started = time.monotonic()
+    try:
+        code, _, err = call(capsys, "digest", "--date", DAY)
+        took = time.monotonic() - started
+    finally:
+        if pidfile.exists():
+            os.kill(int(pidfile.read_text()), signal.SIGKILL)
+    assert code == 0, err
+    assert took < 15, f"{took:.1f} s: the read waited for the helper"
+    assert "the lingering helper day" in (recall_home / "daily" / f"{DAY}.md").read_text()
