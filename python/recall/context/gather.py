@@ -134,6 +134,7 @@ def matching(prompt: str, limit: int, skip_session: str | None) -> Facts:
         return Facts()
     outcome, _ = search(query, Filters(), limit + 5, mode="keyword", messages=True)
     lines = []
+    whole = _messages(outcome.output.results)
     for r in outcome.output.results:
         if skip_session and r.session_id == skip_session:
             continue
@@ -146,12 +147,53 @@ def matching(prompt: str, limit: int, skip_session: str | None) -> Facts:
         where = " · ".join(x for x in (_day(r.date), r.agent, r.project or "") if x)
         title = f" “{_one_line(r.title, 80)}”" if r.title else ""
         at = f" #{r.message_index}" if r.message_index is not None else ""
-        lines.append(
-            f"- {where}{title}: {_one_line(plain(r.snippet))} [session {r.session_id}{at}]"
-        )
+        text = _window(whole.get((r.session_id, r.agent, r.message_index)), plain(r.snippet))
+        lines.append(f"- {where}{title}: {_one_line(text)} [session {r.session_id}{at}]")
         if len(lines) >= limit:
             break
     return Facts(excerpts=lines, heading="Past messages and notes that match this prompt:")
+
+
+def _messages(results: list[Any]) -> dict[tuple[str, str, int | None], str]:
+    """The whole text of each message result: its snippet is redacted within it."""
+    from recall.store import open_reader
+    from recall.store.queries import message_text
+
+    found = {}
+    with open_reader() as store:
+        for r in results:
+            if r.source == "session" and r.message_index is not None:
+                key = (r.session_id, r.agent, r.message_index)
+                text = message_text(store.conn, *key)
+                if text is not None:
+                    found[key] = text
+    return found
+
+
+def _window(whole: str | None, snippet: str) -> str:
+    """The snippet as it reads within its whole message, redacted there: a secret the
+    snippet's edge cut (`…R8vK2mQ9…`, the token's prefix left outside) matches no rule
+    on its own. A secret reaching past an edge is shown whole, as `[REDACTED:label]`.
+    Without the message, the snippet (redacted later, as every line is)."""
+    from recall.privacy.redaction import current
+    from recall.spans import render
+    from recall.textutil import scrub
+
+    if whole is None:
+        return snippet
+    whole, core = scrub(whole), scrub(snippet).strip("…")
+    start = whole.find(core) if core else -1
+    redactor = current()
+    if start < 0:  # not found as it is: the message itself, redacted (then cut to a line)
+        return redactor.redact(whole)
+    end = start + len(core)
+    spans = redactor.spans(whole) if redactor.enabled else []
+    for a, b, _ in spans:
+        if a < end and b > start:
+            start, end = min(start, a), max(end, b)
+    inside = [(a - start, b - start, label) for a, b, label in spans if start <= a and b <= end]
+    cut = render(whole[start:end], inside)
+    return ("…" if start > 0 else "") + cut + ("…" if end < len(whole) else "")
 
 
 def _note_line(r: Any) -> str:
