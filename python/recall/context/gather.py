@@ -134,39 +134,46 @@ def matching(prompt: str, limit: int, skip_session: str | None) -> Facts:
         return Facts()
     outcome, _ = search(query, Filters(), limit + 5, mode="keyword", messages=True)
     lines = []
-    whole = _messages(outcome.output.results)
-    for r in outcome.output.results:
+    whole = _wholes(outcome.output.results)
+    for n, r in enumerate(outcome.output.results):
         if skip_session and r.session_id == skip_session:
             continue
         if r.source != "session":
             if getattr(r, "kind", "") != "memory_md":
-                lines.append(_note_line(r))
+                lines.append(_note_line(r, whole.get(n)))
             if len(lines) >= limit:
                 break
             continue
         where = " · ".join(x for x in (_day(r.date), r.agent, r.project or "") if x)
         title = f" “{_one_line(r.title, 80)}”" if r.title else ""
         at = f" #{r.message_index}" if r.message_index is not None else ""
-        text = _window(whole.get((r.session_id, r.agent, r.message_index)), plain(r.snippet))
+        text = _window(whole.get(n), plain(r.snippet))
         lines.append(f"- {where}{title}: {_one_line(text)} [session {r.session_id}{at}]")
         if len(lines) >= limit:
             break
     return Facts(excerpts=lines, heading="Past messages and notes that match this prompt:")
 
 
-def _messages(results: list[Any]) -> dict[tuple[str, str, int | None], str]:
-    """The whole text of each message result: its snippet is redacted within it."""
+def _wholes(results: list[Any]) -> dict[int, str]:
+    """The whole text each result's snippet was cut from (by the result's place in
+    `results`): a message, or the chunk of a note that holds the snippet."""
+    from recall.memory.files import chunk_texts
+    from recall.search.results import plain
     from recall.store import open_reader
     from recall.store.queries import message_text
 
     found = {}
     with open_reader() as store:
-        for r in results:
+        for n, r in enumerate(results):
+            text = None
             if r.source == "session" and r.message_index is not None:
-                key = (r.session_id, r.agent, r.message_index)
-                text = message_text(store.conn, *key)
-                if text is not None:
-                    found[key] = text
+                text = message_text(store.conn, r.session_id, r.agent, r.message_index)
+            elif r.source != "session" and getattr(r, "path", ""):
+                core = plain(r.snippet).strip("…")
+                texts = chunk_texts(store.conn, r.path, r.heading)
+                text = next((t for t in texts if core in t), None)
+            if text is not None:
+                found[n] = text
     return found
 
 
@@ -196,11 +203,12 @@ def _window(whole: str | None, snippet: str) -> str:
     return ("…" if start > 0 else "") + cut + ("…" if end < len(whole) else "")
 
 
-def _note_line(r: Any) -> str:
-    """A memory, daily log or guidance file chunk as one excerpt line, with where it is."""
+def _note_line(r: Any, whole: str | None) -> str:
+    """A memory, daily log or guidance file chunk as one excerpt line, with where it is
+    (`whole`: the chunk the snippet was cut from, redacted within it)."""
     from recall.search.results import plain
 
-    text = _one_line(plain(r.snippet))
+    text = _one_line(_window(whole, plain(r.snippet)))
     if r.source == "memory":
         return f"- {_day(r.date)} remembered ({r.category}, importance {r.importance}): {text}"
     return f"- {_day(r.date)} {r.path} › {r.heading}: {text}"

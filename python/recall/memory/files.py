@@ -196,6 +196,17 @@ def index_file(store: Store, source: Source, force: bool = False) -> Written:
         return _diff(db, file_id, chunks)
 
 
+def chunk_texts(db: sqlite3.Connection, name: str, heading: str) -> list[str]:
+    """The texts of the chunks of the file stored as `name` under `heading` (a long
+    section is several chunks), for a surface that shows a snippet within its chunk."""
+    rows = db.execute(
+        "SELECT c.text FROM file_chunks c JOIN files f ON f.id = c.file"
+        " WHERE f.path = ? AND c.heading = ? ORDER BY c.id",
+        (name, heading),
+    )
+    return [str(r[0]) for r in rows]
+
+
 def remove(store: Store, names: list[str]) -> int:
     """Drop indexed files (by stored name) and their chunks; how many there were."""
     if not names:
