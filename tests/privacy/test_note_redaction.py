@@ -88,3 +88,17 @@ def test_a_rescan_reindexes_notes_under_the_new_rules(
         assert part not in found and part.encode() not in data
     assert call(capsys, "sync", "-q", "--no-embed")[0] == 0  # an unchanged file stays so
     assert HOST_TOKEN[-12:] not in _search(capsys, "walrus tail")
+
+
+def test_a_rescan_drops_the_guidance_files_of_a_project_now_excluded(
+    capsys: pytest.CaptureFixture[str], recall_home: Path, tmp_path: Path
+) -> None:
+    project = _guidance_project(capsys, tmp_path)
+    (project / "AGENTS.md").write_text("# Rules\n\nthe gryphonfeather deploy runs at noon\n")
+    assert call(capsys, "sync", "-q", "--no-embed")[0] == 0
+    assert json.loads(_search(capsys, "gryphonfeather"))["found"] == 1
+    write_config(recall_home, f"[privacy]\nexclude_projects = [{json.dumps(str(project))}]\n")
+    code, out, err = call(capsys, "redact", "--rescan")
+    assert code == 0 and "1 sessions removed by privacy settings" in out, err
+    assert json.loads(_search(capsys, "gryphonfeather"))["found"] == 0
+    assert b"gryphonfeather" not in db_bytes(recall_home)

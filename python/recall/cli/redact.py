@@ -68,11 +68,8 @@ def _rescan(args: argparse.Namespace) -> int:
 
     redactor = current()
     with open_writer() as store:
-        # notes first, from their files: a token their old chunking cut in two is whole
-        # only there; the rescan's compaction then drops the old chunks' pages
-        notes = sync_files(store, embed=False, force=True)
-        report = rescan(store, redactor)
-        report.notes_reindexed = notes.changed
+        # notes from their files: a token their old chunking cut in two is whole only there
+        report = rescan(store, redactor, lambda: sync_files(store, embed=False, force=True).changed)
         taken = purge(store)  # digests of sessions the marker or a tombstone removed
         if taken.digests:
             report.wal_emptied = compact(store)
