@@ -102,3 +102,18 @@ def test_a_rescan_drops_the_guidance_files_of_a_project_now_excluded(
     assert code == 0 and "1 sessions removed by privacy settings" in out, err
     assert json.loads(_search(capsys, "gryphonfeather"))["found"] == 0
     assert b"gryphonfeather" not in db_bytes(recall_home)
+
+
+def test_forgetting_a_project_drops_its_guidance_files(
+    capsys: pytest.CaptureFixture[str], recall_home: Path, tmp_path: Path
+) -> None:
+    """They were indexed because the project was, and stayed searchable (and in the
+    database file) after `forget --project` until the next `sync`."""
+    project = _guidance_project(capsys, tmp_path)
+    (project / "AGENTS.md").write_text("# Rules\n\nthe gryphonfeather deploy runs at noon\n")
+    assert call(capsys, "sync", "-q", "--no-embed")[0] == 0
+    assert json.loads(_search(capsys, "gryphonfeather"))["found"] == 1
+    code, out, err = call(capsys, "forget", "--project", str(project))
+    assert code == 0 and "forgot 1 sessions" in out, err
+    assert json.loads(_search(capsys, "gryphonfeather"))["found"] == 0
+    assert b"gryphonfeather" not in db_bytes(recall_home)

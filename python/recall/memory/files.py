@@ -220,6 +220,17 @@ def remove(store: Store, names: list[str]) -> int:
         return cur.rowcount
 
 
+def drop_orphans(store: Store) -> int:
+    """Remove the guidance files of projects no session is left of (after `forget
+    --project`): they were indexed because the project was, and stayed searchable until
+    the next `sync`. The caller compacts. How many files went."""
+    rows = store.conn.execute(
+        "SELECT path FROM files WHERE kind = 'guidance' AND project IS NOT NULL AND NOT EXISTS"
+        " (SELECT 1 FROM sessions s WHERE s.project = files.project)"
+    )
+    return remove(store, [r[0] for r in rows])
+
+
 def _own_sources() -> list[Source]:
     found = [Source(memory_file(), "memory_md")]
     folder = daily_dir()
