@@ -137,3 +137,46 @@ def test_a_redaction_config_that_cannot_load_means_no_context(recall_home: Path)
     done = run("context", "--event", "session-start", stdin=b'{"cwd": "/nowhere"}')
     assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
     assert "refused" in (recall_home / "recall.log").read_text()
+
+
+@pytest.mark.parametrize("where", ["message", "daily_log"])
+@pytest.mark.parametrize(
+    ("secret", "fillers", "parts"),
+    [
+        (GHP, 10, (GHP[4:16], GHP[-12:])),  # the snippet began after `ghp_`
+        (f"postgres://app:{DB_PASSWORD}@db.internal:5432/vault", 6, (DB_PASSWORD[-6:],)),
+        ("aws_secret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", 9, ("bPxRfiCY",)),
+    ],
+)
+def test_a_secret_cut_by_the_snippet_edge_is_redacted_within_its_message(
+    recall_home: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    secret: str,
+    fillers: int,
+    parts: tuple[str, ...],
+    where: str,
+) -> None:
+    """A snippet is a window of its message (or note chunk): a token whose start fell
+    outside it matched no rule, and its rest went to the agent (a ghp_ token's body)."""
+    write_config(recall_home, "[redact]\nenabled = false\n")
+    words = "alpha beta gamma delta epsilon zeta eta theta iota kappa " * 2
+    text = f"{words}token {secret} {'filler ' * fillers}walrus {'after ' * 30}"
+    if where == "message":
+        row = {"session": "edge-1", "role": "user", "text": text, "agent": "claude"}
+        src = tmp_path / "edge.jsonl"
+        src.write_text(json.dumps({**row, "project": "/p", "timestamp": "2026-03-01T10:00:00Z"}))
+        assert call(capsys, "ingest", "--format", "jsonl", str(src))[0] == 0
+        shown = "[session edge-1 #0]"
+    else:
+        (recall_home / "daily").mkdir()
+        (recall_home / "daily" / "2026-03-01.md").write_text(f"# 2026-03-01\n\n{text}\n")
+        assert call(capsys, "sync", "-q", "--no-embed")[0] == 0
+        shown = "2026-03-01.md › 2026-03-01:"
+    write_config(recall_home, "[redact]\nenabled = true\n")
+    payload = {"cwd": "/elsewhere", "session_id": "x", "prompt": "what about the walrus?"}
+    done = run("context", "--event", "prompt-submit", stdin=json.dumps(payload).encode())
+    out = done.stdout.decode()
+    assert shown in out and "walrus" in out and "[REDACTED:" in out
+    for part in parts:
+        assert part not in out

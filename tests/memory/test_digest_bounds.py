@@ -190,3 +190,58 @@ def test_a_summariser_past_its_time_is_stopped_with_what_it_started(
     assert code == 1 and "took over 1 s; nothing was digested" in err
     assert time.monotonic() - started < 15  # not the helper's 60 s
     assert _marks(recall_home) == [] and not (recall_home / "daily").exists()
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "- the narwhal survey ran at dawn\n\n## Long-term Facts\n- survey data lives in s3\n",
+        "Summary of the day:\n- the narwhal survey ran at dawn\n## Daily Summary\n- more\n",
+    ],
+)
+def test_a_summary_before_its_first_heading_is_kept(
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    recall_home: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    answer: str,
+) -> None:
+    """A summariser that skips the `## Daily Summary` heading (or writes a line before
+    it) still has its summary written: the text was dropped, the watermark moved."""
+    configure(tmp_path, recall_home)
+    (tmp_path / "answer.md").write_text(answer)
+    monkeypatch.setenv("STUB_MODE", "file")
+    monkeypatch.setenv("STUB_ANSWER", str(tmp_path / "answer.md"))
+    _ingest(capsys, tmp_path, "s1", "a question about narwhals")
+    assert call(capsys, "digest", "--date", DAY)[0] == 0
+    log = (recall_home / "daily" / f"{DAY}.md").read_text()
+    assert "- the narwhal survey ran at dawn" in log
+    assert "survey data lives in s3" not in log  # the facts are not the summary
+
+
+def test_the_answer_is_taken_when_the_summariser_exits_whatever_it_left_running(
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    recall_home: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A summariser that daemonises a helper (its own session, so out of reach of the
+    process-group kill) holding its stdout: the read waited for the helper, 40 s."""
+    import signal
+    import time
+
+    configure(tmp_path, recall_home, "timeout = 30.0\n")
+    _ingest(capsys, tmp_path, "s1", "a question about auks")
+    pidfile = tmp_path / "helper.pid"
+    monkeypatch.setenv("STUB_MODE", "linger")
+    monkeypatch.setenv("STUB_PIDFILE", str(pidfile))
+    started = time.monotonic()
+    try:
+        code, _, err = call(capsys, "digest", "--date", DAY)
+        took = time.monotonic() - started
+    finally:
+        if pidfile.exists():
+            os.kill(int(pidfile.read_text()), signal.SIGKILL)
+    assert code == 0, err
+    assert took < 15, f"{took:.1f} s: the read waited for the helper"
+    assert "the lingering helper day" in (recall_home / "daily" / f"{DAY}.md").read_text()

@@ -4,8 +4,10 @@
 line into the summary and each `fact:` phrase into the facts, as a real
 summariser would carry a session's text; `file` prints `STUB_ANSWER`'s text;
 `flood` prints `STUB_MB` megabytes (with terminal escapes on stderr);
-`hang` sleeps, as does a helper it starts; `fail` writes `STUB_STDERR` and
-exits 3.
+`hang` sleeps, as does a helper it starts; `linger` answers and exits, leaving
+a helper in a session of its own holding its stdout (pid in `STUB_PIDFILE`); `fail` writes `STUB_STDERR` and
+exits 3. `STUB_FORGET` (session ids, comma-separated) runs `recall forget` on
+each before answering, as a user might while a digest runs.
 """
 
 from __future__ import annotations
@@ -33,6 +35,18 @@ if mode == "hang":  # a helper it started keeps its stdout open
     import subprocess, time
     subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     time.sleep(60)
+if os.environ.get("STUB_FORGET"):  # the user forgets a session while this one runs
+    import subprocess
+    for name in os.environ["STUB_FORGET"].split(","):
+        subprocess.run([sys.executable, "-m", "recall", "forget", name], check=True,
+                       capture_output=True)
+if mode == "linger":  # answers and exits, leaving a helper (own session) on its stdout
+    import subprocess
+    helper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(40)"],
+                              start_new_session=True)
+    open(os.environ["STUB_PIDFILE"], "w").write(str(helper.pid))
+    print("## Daily Summary\n- the lingering helper day\n")
+    sys.exit(0)
 if mode == "fail":
     sys.stderr.write(os.environ.get("STUB_STDERR", ""))
     sys.exit(3)

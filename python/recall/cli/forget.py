@@ -36,6 +36,7 @@ def run(args: argparse.Namespace) -> int:
     from recall.cli.search import known_agents, project_arg
     from recall.errors import RecallError, UsageError
     from recall.memory.digest_forget import Taken, affected, describe, purge
+    from recall.memory.files import drop_orphans
     from recall.privacy.forget import (
         Forgotten,
         compact,
@@ -58,6 +59,7 @@ def run(args: argparse.Namespace) -> int:
             taken = affected(store.conn, session_keys(store.conn, rowids))
         else:
             done = delete(store, rowids)
+            drop_orphans(store)  # the guidance files of a project forgotten whole
             try:
                 taken = purge(store)  # the digests made from them (docs/privacy.md)
             except RecallError as exc:  # the sessions are gone; the next rescan finishes this

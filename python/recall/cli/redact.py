@@ -60,6 +60,7 @@ def _filter(files: list[str]) -> int:
 def _rescan(args: argparse.Namespace) -> int:
     from recall.cli.render import print_json
     from recall.memory.digest_forget import describe, purge
+    from recall.memory.files import sync_files
     from recall.privacy.forget import compact
     from recall.privacy.redaction import current
     from recall.privacy.rescan import rescan
@@ -67,7 +68,8 @@ def _rescan(args: argparse.Namespace) -> int:
 
     redactor = current()
     with open_writer() as store:
-        report = rescan(store, redactor)
+        # notes from their files: a token their old chunking cut in two is whole only there
+        report = rescan(store, redactor, lambda: sync_files(store, embed=False, force=True).changed)
         taken = purge(store)  # digests of sessions the marker or a tombstone removed
         if taken.digests:
             report.wal_emptied = compact(store)
@@ -82,8 +84,8 @@ def _rescan(args: argparse.Namespace) -> int:
     print(
         f"rescanned {report.messages_scanned} messages: {report.messages_changed} redacted, "
         f"{report.sessions_changed} sessions' titles or metadata redacted, "
-        f"{report.sessions_removed} sessions removed by privacy settings; "
-        "FTS rebuilt and database compacted"
+        f"{report.sessions_removed} sessions removed by privacy settings, "
+        f"{report.notes_reindexed} note files re-indexed; FTS rebuilt and database compacted"
         + (f"; {report.log_lines_changed} log lines redacted" if report.log_lines_changed else "")
     )
     for line in describe(taken, source="forgotten sessions"):

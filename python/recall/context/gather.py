@@ -134,31 +134,81 @@ def matching(prompt: str, limit: int, skip_session: str | None) -> Facts:
         return Facts()
     outcome, _ = search(query, Filters(), limit + 5, mode="keyword", messages=True)
     lines = []
-    for r in outcome.output.results:
+    whole = _wholes(outcome.output.results)
+    for n, r in enumerate(outcome.output.results):
         if skip_session and r.session_id == skip_session:
             continue
         if r.source != "session":
             if getattr(r, "kind", "") != "memory_md":
-                lines.append(_note_line(r))
+                lines.append(_note_line(r, whole.get(n)))
             if len(lines) >= limit:
                 break
             continue
         where = " · ".join(x for x in (_day(r.date), r.agent, r.project or "") if x)
         title = f" “{_one_line(r.title, 80)}”" if r.title else ""
         at = f" #{r.message_index}" if r.message_index is not None else ""
-        lines.append(
-            f"- {where}{title}: {_one_line(plain(r.snippet))} [session {r.session_id}{at}]"
-        )
+        text = _window(whole.get(n), plain(r.snippet))
+        lines.append(f"- {where}{title}: {_one_line(text)} [session {r.session_id}{at}]")
         if len(lines) >= limit:
             break
     return Facts(excerpts=lines, heading="Past messages and notes that match this prompt:")
 
 
-def _note_line(r: Any) -> str:
-    """A memory, daily log or guidance file chunk as one excerpt line, with where it is."""
+def _wholes(results: list[Any]) -> dict[int, str]:
+    """The whole text each result's snippet was cut from (by the result's place in
+    `results`): a message, or the chunk of a note that holds the snippet."""
+    from recall.memory.files import chunk_texts
+    from recall.search.results import plain
+    from recall.store import open_reader
+    from recall.store.queries import message_text
+
+    found = {}
+    with open_reader() as store:
+        for n, r in enumerate(results):
+            text = None
+            if r.source == "session" and r.message_index is not None:
+                text = message_text(store.conn, r.session_id, r.agent, r.message_index)
+            elif r.source != "session" and getattr(r, "path", ""):
+                core = plain(r.snippet).strip("…")
+                texts = chunk_texts(store.conn, r.path, r.heading)
+                text = next((t for t in texts if core in t), None)
+            if text is not None:
+                found[n] = text
+    return found
+
+
+def _window(whole: str | None, snippet: str) -> str:
+    """The snippet as it reads within its whole message, redacted there: a secret the
+    snippet's edge cut (`…R8vK2mQ9…`, the token's prefix left outside) matches no rule
+    on its own. A secret reaching past an edge is shown whole, as `[REDACTED:label]`.
+    Without the message, the snippet (redacted later, as every line is)."""
+    from recall.privacy.redaction import current
+    from recall.spans import render
+    from recall.textutil import scrub
+
+    if whole is None:
+        return snippet
+    whole, core = scrub(whole), scrub(snippet).strip("…")
+    start = whole.find(core) if core else -1
+    redactor = current()
+    if start < 0:  # not found as it is: the message itself, redacted (then cut to a line)
+        return redactor.redact(whole)
+    end = start + len(core)
+    spans = redactor.spans(whole) if redactor.enabled else []
+    for a, b, _ in spans:
+        if a < end and b > start:
+            start, end = min(start, a), max(end, b)
+    inside = [(a - start, b - start, label) for a, b, label in spans if start <= a and b <= end]
+    cut = render(whole[start:end], inside)
+    return ("…" if start > 0 else "") + cut + ("…" if end < len(whole) else "")
+
+
+def _note_line(r: Any, whole: str | None) -> str:
+    """A memory, daily log or guidance file chunk as one excerpt line, with where it is
+    (`whole`: the chunk the snippet was cut from, redacted within it)."""
     from recall.search.results import plain
 
-    text = _one_line(plain(r.snippet))
+    text = _one_line(_window(whole, plain(r.snippet)))
     if r.source == "memory":
         return f"- {_day(r.date)} remembered ({r.category}, importance {r.importance}): {text}"
     return f"- {_day(r.date)} {r.path} › {r.heading}: {text}"

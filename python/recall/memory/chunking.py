@@ -34,6 +34,14 @@ def _chunk(heading: str, text: str) -> Chunk:
     return Chunk(heading, text, sha1_hex(f"{heading}\0{text}".encode()))
 
 
+def _hard_cut(para: str) -> int:
+    """Where to cut a paragraph longer than a chunk: at its last space within MAX_CHARS
+    (a word, or a `[REDACTED:label]`, stays whole), or at MAX_CHARS when there is none
+    in the second half."""
+    space = para.rfind(" ", MAX_CHARS // 2, MAX_CHARS + 1)
+    return space if space > 0 else MAX_CHARS
+
+
 def _pieces(body: str) -> list[str]:
     """`body` in pieces of at most MAX_CHARS, cut at blank lines where it can be."""
     if len(body) <= MAX_CHARS:
@@ -45,8 +53,9 @@ def _pieces(body: str) -> list[str]:
             if current:
                 out.append(current)
                 current = ""
-            out.append(para[:MAX_CHARS])
-            para = para[MAX_CHARS:]
+            cut = _hard_cut(para)
+            out.append(para[:cut])
+            para = para[cut:]
         if current and len(current) + 2 + len(para) > MAX_CHARS:
             out.append(current)
             current = ""

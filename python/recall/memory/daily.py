@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
 import time
 from datetime import date, datetime, timedelta
 from pathlib import Path
@@ -50,6 +51,9 @@ class Plan(Record):
     """Session rowid → the last position this digest covers."""
     before: dict[int, int] = field(default_factory=dict)
     """Session rowid → its watermark when planned (-1: none), to notice a digest run meanwhile."""
+    keys: dict[int, tuple[str, str]] = field(default_factory=dict)
+    """Session rowid → (session id, agent) when planned, to notice it was forgotten meanwhile
+    (a rowid alone could be a new session's by then)."""
     sessions: int = 0
     messages: int = 0
     left: int = 0
@@ -74,7 +78,7 @@ def plan(store: Store, day: str, max_tokens: int) -> Plan:
     start, end = _day_bounds(day)
     rows = store.conn.execute(
         """SELECT s.id, s.title, s.agent, s.project, m.position, m.role, m.text,
-                  coalesce(d.position, -1)
+                  coalesce(d.position, -1), s.session_id
            FROM messages m JOIN sessions s ON s.id = m.session
            LEFT JOIN digest_marks d ON d.session = s.id
            WHERE coalesce(m.ts, s.ended_at) >= ? AND coalesce(m.ts, s.ended_at) < ?
@@ -87,7 +91,7 @@ def plan(store: Store, day: str, max_tokens: int) -> Plan:
     parts: list[str] = []
     used = 0
     current_session = None
-    for n, (sid, title, agent, project, position, role, text, mark) in enumerate(rows):
+    for n, (sid, title, agent, project, position, role, text, mark, key) in enumerate(rows):
         header = ""
         if sid != current_session:
             header = f"\n### {title or '(untitled)'} ({agent}{', ' + project if project else ''})\n"
@@ -105,6 +109,7 @@ def plan(store: Store, day: str, max_tokens: int) -> Plan:
             current_session = sid
         out.marks[sid] = position
         out.before[sid] = mark
+        out.keys[sid] = (key, agent)
         out.messages += 1
     out.text = "".join(parts).strip()
     return out
@@ -126,27 +131,49 @@ _SECTION = re.compile(
 
 
 def split_answer(answer: str) -> tuple[str, str]:
-    """(summary, facts) from the answer's two sections; no sections: all of it is the summary."""
+    """(summary, facts) from the answer's two sections; no sections: all of it is the summary.
+    Text before the first section heading is summary too (a summariser that skipped the
+    `## Daily Summary` heading, or wrote a line before it): dropped, it was lost for good,
+    as the watermark moves past its messages."""
     found = list(_SECTION.finditer(answer))
     if not found:
         return answer.strip(), ""
-    parts = {"daily summary": "", "long-term facts": ""}
+    parts = {"daily summary": [answer[: found[0].start()].strip()], "long-term facts": []}
     for n, m in enumerate(found):
         end = found[n + 1].start() if n + 1 < len(found) else len(answer)
-        parts[m.group(1).lower().replace("long term", "long-term")] = answer[m.end() : end].strip()
-    facts = parts["long-term facts"]
+        key = m.group(1).lower().replace("long term", "long-term")
+        parts[key].append(answer[m.end() : end].strip())
+    facts = "\n\n".join(x for x in parts["long-term facts"] if x)
     if facts.strip(" .*-\n").lower() in ("none", "n/a", ""):
         facts = ""
-    return parts["daily summary"], facts
+    return "\n\n".join(x for x in parts["daily summary"] if x), facts
 
 
 BUSY = "another `recall digest` ran meanwhile, so this one wrote nothing: run it again"
+FORGOTTEN = (
+    "a session of this digest was forgotten (or left the index) while the summariser ran,"
+    " so its answer was discarded and nothing was written: run `recall digest` again"
+)
+
+
+def _gone(db: sqlite3.Connection, keys: dict[int, tuple[str, str]]) -> bool:
+    """Whether any of these sessions is no longer the one planned: deleted (`forget`, an
+    exclusion rescan), replaced by a new session under its rowid, or tombstoned."""
+    for sid, key in keys.items():
+        row = db.execute("SELECT session_id, agent FROM sessions WHERE id = ?", (sid,))
+        if row.fetchone() != key:
+            return True
+        tomb = "SELECT 1 FROM forgotten WHERE session_id = ? AND agent = ?"
+        if db.execute(tomb, key).fetchone() is not None:
+            return True
+    return False
 
 
 def record(store: Store, day: str, summary: str, facts: str, work: Plan) -> Digest:
     """Keep the answer (redacted) and its watermarks until its files are written; refuse
     (RecallError) if another digest moved a watermark or is finishing since `work` was
-    planned: its messages would be summarised twice."""
+    planned (its messages would be summarised twice), or if one of its sessions was
+    forgotten meanwhile (the answer carries that session's text)."""
     redact = current().redact
     summary, facts = redact(summary), redact(facts)
     marks = work.marks
@@ -158,6 +185,8 @@ def record(store: Store, day: str, summary: str, facts: str, work: Plan) -> Dige
             now = row.fetchone()
             if (now[0] if now else -1) != mark:
                 raise RecallError(BUSY)
+        if _gone(db, work.keys):
+            raise RecallError(FORGOTTEN)
         cur = db.execute(
             "INSERT INTO digest_pending(day, marks, summary, facts, created_at)"
             " VALUES (?, ?, ?, ?, ?)",
@@ -226,9 +255,13 @@ def write_files(digest: Digest, mode: str) -> Written:
 
 def apply_marks(store: Store, digest: Digest, mode: str = "review") -> int:
     """Move the watermarks (never backwards), queue the facts for review (`mode` "review")
-    and close the digest, in one transaction; how many facts were queued."""
+    and close the digest, in one transaction; how many facts were queued. A digest
+    `forget` took back meanwhile (its pending row is gone) changes nothing: its facts
+    carry a forgotten session's text, and the other sessions are to be summarised again."""
     queued = 0
     with store.transaction() as db:
+        if db.execute("SELECT 1 FROM digest_pending WHERE id = ?", (digest.id,)).fetchone() is None:
+            return 0
         db.executemany(
             "INSERT INTO digest_marks(session, position, digested_at) SELECT ?, ?, ?"
             " WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ?)"
@@ -242,11 +275,55 @@ def apply_marks(store: Store, digest: Digest, mode: str = "review") -> int:
     return queued
 
 
+def _taken_back(db: sqlite3.Connection, digest: Digest) -> bool:
+    """Whether `digest` may no longer be written: `forget` removed it (its pending row is
+    gone), or one of its sessions is forgotten or gone from the index (its text is in the
+    answer). Read under the write lock, which `forget` holds to rewrite the files."""
+    if db.execute("SELECT 1 FROM digest_pending WHERE id = ?", (digest.id,)).fetchone() is None:
+        return True
+    keys = db.execute(
+        "SELECT d.session_id, d.agent, s.id IS NOT NULL, f.session_id IS NOT NULL"
+        " FROM digest_sessions d"
+        " LEFT JOIN sessions s ON s.session_id = d.session_id AND s.agent = d.agent"
+        " LEFT JOIN forgotten f ON f.session_id = d.session_id AND f.agent = d.agent"
+        " WHERE d.digest = ?",
+        (digest.id,),
+    ).fetchall()
+    return len(keys) < len(digest.marks) or any(not alive or tomb for _, _, alive, tomb in keys)
+
+
+def _discard(digest: Digest) -> list[Path]:
+    """Take back a digest that may not be written (under the write lock): its sections,
+    should a crashed run have written them, then its rows; the files changed. Its
+    sessions' watermarks never moved, so the next run summarises the others again."""
+    changed = []
+    if sections.drop(daily_dir() / f"{digest.day}.md", {f"## Digest {digest.id}"}):
+        changed.append(daily_dir() / f"{digest.day}.md")
+    if sections.drop(memory_file(), {queue.heading(digest.day, digest.id)}):
+        changed.append(memory_file())
+    return changed
+
+
 def finish(store: Store, digest: Digest, mode: str) -> tuple[Written, int]:
     """Write the digest's files (under the write lock: `recall memory review` and `forget`
-    rewrite them too), then mark it done; (what was written, facts queued)."""
+    rewrite them too), then mark it done; (what was written, facts queued). A digest
+    whose session was forgotten since its answer came is discarded instead, unwritten."""
     with write_lock(store.lock_path):
-        written = write_files(digest, mode)
+        gone = _taken_back(store.conn, digest)
+        if gone:
+            changed = _discard(digest)
+        else:
+            written = write_files(digest, mode)
+    if gone:
+        store.conn.execute("PRAGMA secure_delete=ON")
+        with store.transaction() as db:
+            db.execute("DELETE FROM digest_pending WHERE id = ?", (digest.id,))
+            db.execute("DELETE FROM digest_sessions WHERE digest = ?", (digest.id,))
+        why = (
+            f"digest {digest.id} of {digest.day} was discarded: a session of it was forgotten"
+            f" before it was written; `recall digest --date {digest.day}` summarises the rest"
+        )
+        return Written(changed, mode, why), 0
     return written, apply_marks(store, digest, written.mode)
 
 

@@ -86,7 +86,15 @@ def propose(db: sqlite3.Connection, digest: int, day: str, facts: list[str]) -> 
 
 
 def waiting(db: sqlite3.Connection) -> list[Proposal]:
-    rows = db.execute("SELECT id, digest, day, text FROM digest_facts ORDER BY id")
+    """The queue, less the facts of digests a forgotten session fed: the ignore marker
+    tombstones a session at once, and its digests are taken back only at the next
+    `digest` or `redact --rescan` (`digest_forget.purge`); until then they are neither
+    shown nor accepted."""
+    rows = db.execute(
+        "SELECT id, digest, day, text FROM digest_facts f WHERE NOT EXISTS (SELECT 1 FROM"
+        " digest_sessions d JOIN forgotten t ON t.session_id = d.session_id AND"
+        " t.agent = d.agent WHERE d.digest = f.digest) ORDER BY id"
+    )
     return [Proposal(*r) for r in rows]
 
 
@@ -106,12 +114,16 @@ def _chosen(db: sqlite3.Connection, ids: list[int] | None) -> list[Proposal]:
 
 def accept(store: Store, ids: list[int] | None) -> list[Proposal]:
     """Write the chosen facts into MEMORY.md as notes, then take them off the queue (a crash
-    between the two leaves them queued; accepting again adds nothing twice)."""
+    between the two leaves them queued; accepting again adds nothing twice); the facts
+    accepted. The queue is read again under the write lock, which `forget` holds to take
+    a digest back: a fact whose session was forgotten meanwhile is not written."""
     chosen = _chosen(store.conn, ids)
-    by_digest: dict[tuple[str, int], list[str]] = {}
-    for p in chosen:
-        by_digest.setdefault((p.day, p.digest), []).append(p.text)
     with write_lock(store.lock_path):  # `digest` and `forget` rewrite MEMORY.md too
+        still = {p.id for p in waiting(store.conn)}
+        chosen = [p for p in chosen if p.id in still]
+        by_digest: dict[tuple[str, int], list[str]] = {}
+        for p in chosen:
+            by_digest.setdefault((p.day, p.digest), []).append(p.text)
         for (day, digest), texts in by_digest.items():
             note(day, digest, texts)
     _drop(store, chosen)

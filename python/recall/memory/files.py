@@ -18,7 +18,6 @@ import os
 import re
 import sqlite3
 import time
-from collections.abc import Callable
 from datetime import date, datetime
 from pathlib import Path
 
@@ -31,7 +30,6 @@ from recall.privacy.redaction import current
 from recall.record import Record, field
 from recall.safeio import open_regular
 from recall.store import Store
-from recall.textutil import scrub
 
 MAX_FILE = 4 * 1024 * 1024
 """A guidance or memory file larger than this is not a note: it is passed over, and logged."""
@@ -90,9 +88,7 @@ def _day_ts(day: str) -> float:
     return datetime.combine(date.fromisoformat(day), datetime.min.time()).astimezone().timestamp()
 
 
-def _diff(
-    db: sqlite3.Connection, file_id: int, chunks: list[Chunk], clean: Callable[[str], str]
-) -> Written:
+def _diff(db: sqlite3.Connection, file_id: int, chunks: list[Chunk]) -> Written:
     """Bring the file's chunk rows to `chunks`: rows whose hash is still wanted stay as
     they are; the rest are rewritten in place, then inserted or deleted for the excess."""
     rows = db.execute("SELECT id, hash FROM file_chunks WHERE file = ? ORDER BY id", (file_id,))
@@ -110,13 +106,13 @@ def _diff(
     for rowid, chunk in zip(stale, fresh, strict=False):
         db.execute(
             "UPDATE file_chunks SET heading = ?, text = ?, hash = ? WHERE id = ?",
-            (clean(chunk.heading), clean(chunk.text), chunk.hash, rowid),
+            (chunk.heading, chunk.text, chunk.hash, rowid),
         )
         done.updated += 1
     for chunk in fresh[len(stale) :]:
         db.execute(
             "INSERT INTO file_chunks(file, heading, text, hash) VALUES (?, ?, ?, ?)",
-            (file_id, clean(chunk.heading), clean(chunk.text), chunk.hash),
+            (file_id, chunk.heading, chunk.text, chunk.hash),
         )
         done.inserted += 1
     extra = stale[len(fresh) :]
@@ -171,17 +167,21 @@ def stored_name(path: Path) -> str:
     return current().redact(str(path))
 
 
-def index_file(store: Store, source: Source) -> Written:
-    """Index one file; an unchanged file costs a read and a hash. Raises OSError when it
-    cannot be read (the caller decides whether that removes the source)."""
+def index_file(store: Store, source: Source, force: bool = False) -> Written:
+    """Index one file; an unchanged file costs a read and a hash (`force`: it is cut and
+    redacted again all the same, as `redact --rescan` does under new rules). Raises
+    OSError when it cannot be read (the caller decides whether that removes the source).
+
+    The whole text is redacted before it is chunked: a long paragraph is cut at 4,000
+    characters, and a token cut there would leave two halves no rule matches."""
     data = _read(_confined(source))
     digest = sha1_hex(data)
     name = stored_name(source.path)
     row = store.conn.execute("SELECT hash FROM files WHERE path = ?", (name,)).fetchone()
-    if row is not None and row[0] == digest:
+    if not force and row is not None and row[0] == digest:
         return Written()
-    chunks = chunk_markdown(scrub(data.decode("utf-8", errors="replace")))
     redactor = current()
+    chunks = chunk_markdown(redactor.redact(data.decode("utf-8", errors="replace")))
     ts = _day_ts(source.day) if source.day else os.stat(source.path).st_mtime
     project = redactor.redact(source.project) if source.project else None
     with store.transaction() as db:
@@ -193,7 +193,18 @@ def index_file(store: Store, source: Source) -> Written:
             (name, source.kind, source.agent, project, source.day, ts, digest, time.time()),
         )
         (file_id,) = db.execute("SELECT id FROM files WHERE path = ?", (name,)).fetchone()
-        return _diff(db, file_id, chunks, redactor.redact)
+        return _diff(db, file_id, chunks)
+
+
+def chunk_texts(db: sqlite3.Connection, name: str, heading: str) -> list[str]:
+    """The texts of the chunks of the file stored as `name` under `heading` (a long
+    section is several chunks), for a surface that shows a snippet within its chunk."""
+    rows = db.execute(
+        "SELECT c.text FROM file_chunks c JOIN files f ON f.id = c.file"
+        " WHERE f.path = ? AND c.heading = ? ORDER BY c.id",
+        (name, heading),
+    )
+    return [str(r[0]) for r in rows]
 
 
 def remove(store: Store, names: list[str]) -> int:
@@ -207,6 +218,17 @@ def remove(store: Store, names: list[str]) -> int:
         )
         cur = db.executemany("DELETE FROM files WHERE path = ?", [(n,) for n in names])
         return cur.rowcount
+
+
+def drop_orphans(store: Store) -> int:
+    """Remove the guidance files of projects no session is left of (after `forget
+    --project`): they were indexed because the project was, and stayed searchable until
+    the next `sync`. The caller compacts. How many files went."""
+    rows = store.conn.execute(
+        "SELECT path FROM files WHERE kind = 'guidance' AND project IS NOT NULL AND NOT EXISTS"
+        " (SELECT 1 FROM sessions s WHERE s.project = files.project)"
+    )
+    return remove(store, [r[0] for r in rows])
 
 
 def _own_sources() -> list[Source]:
@@ -258,9 +280,10 @@ def _project_sources(db: sqlite3.Connection) -> list[Source]:
     return found
 
 
-def sync_files(store: Store, embed: bool = True) -> FilesReport:
+def sync_files(store: Store, embed: bool = True, force: bool = False) -> FilesReport:
     """Index every file source; a source whose file is gone (or no longer a source) is removed.
-    With `embed`, memories and chunks still without a vector get one (when a model is present)."""
+    With `embed`, memories and chunks still without a vector get one (when a model is present);
+    with `force`, unchanged files are redacted and chunked again too (`index_file`)."""
     report = FilesReport()
     wanted: set[str] = set()
     led_out: set[str] = set()
@@ -268,7 +291,7 @@ def sync_files(store: Store, embed: bool = True) -> FilesReport:
         if not source.path.is_file():
             continue
         try:
-            written = index_file(store, source)
+            written = index_file(store, source, force)
         except OSError as exc:
             log(f"sync: passed over {source.path}: {exc}")
             report.passed_over.append(f"{source.path}: {exc}")

@@ -5,8 +5,9 @@ of megabytes must not take recall's memory with it. Its answer is read up to
 `MAX_ANSWER` bytes (past that it is stopped and nothing is digested), its
 stderr keeps only its last `MAX_STDERR` bytes, and the whole run has one
 deadline. It runs in its own process group, so stopping it stops what it
-started too (a helper holding its pipes open would otherwise keep the read
-waiting).
+started too. Its answer is whole once it exits, so the pipes are read only
+for `GRACE_S` more: a helper it left running with its stdout (one in a
+session of its own, out of the group's reach) cannot keep the digest waiting.
 """
 
 from __future__ import annotations
@@ -30,7 +31,10 @@ MAX_STDERR = 64 * 1024
 _CHUNK = 64 * 1024
 
 
-def _stop(proc: subprocess.Popen[bytes]) -> None:
+Popen = subprocess.Popen[bytes]
+
+
+def _stop(proc: Popen) -> None:
     """Kill the summariser and what it started (its own process group, on POSIX)."""
     killpg = getattr(os, "killpg", None)
     try:
@@ -51,15 +55,45 @@ def _feed(pipe: IO[bytes], data: bytes) -> None:
         pass  # it stopped reading: its answer (or its status) says why
 
 
-def _tail(pipe: IO[bytes], keep: bytearray) -> None:
-    while chunk := os.read(pipe.fileno(), _CHUNK):
-        keep += chunk
-        del keep[:-MAX_STDERR]
+def _collect(pipe: IO[bytes], into: bytearray, keep: int | None, proc: Popen) -> None:
+    """Read `pipe` to its end into `into`: the first MAX_ANSWER bytes and one more (then
+    the summariser is stopped), or with `keep` its last `keep` bytes. The pipe is closed
+    here, by its one reader, never under a read another thread is blocked in."""
+    try:
+        while chunk := os.read(pipe.fileno(), _CHUNK):
+            into += chunk
+            if keep is not None:
+                del into[:-keep]
+            elif len(into) > MAX_ANSWER:
+                _stop(proc)
+                return
+    except OSError:
+        pass
+    finally:
+        with contextlib.suppress(OSError):
+            pipe.close()
 
 
 def _last_line(stderr: bytes) -> str:
     lines = printable(stderr.decode("utf-8", errors="replace")).strip().splitlines()
     return " ".join(lines[-1].split())[:300] if lines else ""
+
+
+GRACE_S = 1.0
+"""How long the pipes are read once the summariser has exited: what it wrote is in them
+already, and a helper it left running (holding them open) would keep the read waiting."""
+
+
+def _settle(proc: Popen, readers: list[threading.Thread]) -> None:
+    """Let the readers take what the exited summariser wrote; a helper it started that
+    still holds a pipe is stopped with its process group, and one that left the group
+    (its own session) is left to the reader thread, which closes the pipe when it ends."""
+    for t in readers:
+        t.join(GRACE_S)
+    if any(t.is_alive() for t in readers):
+        _stop(proc)
+        for t in readers:
+            t.join(GRACE_S)
 
 
 def summarise(command: str, text: str, timeout: float) -> str:
@@ -87,23 +121,18 @@ def summarise(command: str, text: str, timeout: float) -> str:
     except OSError as exc:
         raise RecallError(f"cannot start the summariser {argv[0]!r}: {exc.strerror}") from None
     assert proc.stdin and proc.stdout and proc.stderr
-    err = bytearray()
+    answer, err = bytearray(), bytearray()
     timer = threading.Timer(timeout, _stop, (proc,))
-    helpers = [
-        threading.Thread(target=_feed, args=(proc.stdin, text.encode("utf-8")), daemon=True),
-        threading.Thread(target=_tail, args=(proc.stderr, err), daemon=True),
+    feeder = threading.Thread(target=_feed, args=(proc.stdin, text.encode("utf-8")), daemon=True)
+    readers = [
+        threading.Thread(target=_collect, args=(proc.stdout, answer, None, proc), daemon=True),
+        threading.Thread(target=_collect, args=(proc.stderr, err, MAX_STDERR, proc), daemon=True),
     ]
     started = time.monotonic()
     timer.start()
-    for t in helpers:
+    for t in [feeder, *readers]:
         t.start()
-    answer = bytearray()
     try:
-        while chunk := os.read(proc.stdout.fileno(), _CHUNK):
-            answer += chunk
-            if len(answer) > MAX_ANSWER:
-                _stop(proc)
-                break
         status = proc.wait()
     except BaseException:
         _stop(proc)
@@ -111,12 +140,8 @@ def summarise(command: str, text: str, timeout: float) -> str:
         raise
     finally:
         timer.cancel()
-        proc.stdout.close()
-    for t in helpers:
-        t.join(timeout=5)
-    for pipe in (proc.stdin, proc.stderr):
-        with contextlib.suppress(OSError):
-            pipe.close()
+    _settle(proc, readers)
+    answer, err = bytearray(answer), bytearray(err)  # a reader still going adds nothing now
     if len(answer) > MAX_ANSWER:
         raise RecallError(
             f"the summariser answered over {MAX_ANSWER // 1024} KB, far more than a day's"

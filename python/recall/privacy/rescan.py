@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from recall import config
@@ -45,6 +45,9 @@ class RescanReport(Record):
     log_lines_changed: int = 0
     sources_changed: int = 0
     """Memories, file chunks and file records (docs/memory.md) the redactor changed."""
+    notes_reindexed: int = 0
+    """Note files (MEMORY.md, daily logs, guidance) read, redacted whole and chunked again
+    (`rescan`'s `notes`)."""
     wal_emptied: bool = True
 
 
@@ -235,8 +238,13 @@ def _log(redactor: Redactor, report: RescanReport) -> None:
             report.log_lines_changed += changed
 
 
-def rescan(store: Store, redactor: Redactor) -> RescanReport:
-    """Apply `redactor` and the privacy settings to everything stored; compact afterwards."""
+def rescan(
+    store: Store, redactor: Redactor, notes: Callable[[], int] | None = None
+) -> RescanReport:
+    """Apply `redactor` and the privacy settings to everything stored; compact afterwards.
+    `notes` re-indexes the note files (the caller's: this layer may not import memory/)
+    once sessions the settings now exclude are gone, so their projects' guidance files
+    go too, and before the compaction drops the old chunks' pages; how many it changed."""
     report = RescanReport()
     store.conn.execute("PRAGMA secure_delete=ON")
     _messages(store, redactor, report)
@@ -244,6 +252,8 @@ def rescan(store: Store, redactor: Redactor) -> RescanReport:
     _summaries(store, redactor, report)
     _sources(store, redactor, report)
     _privacy(store, report)
+    if notes is not None:
+        report.notes_reindexed = notes()
     report.wal_emptied = compact(store, rebuild=True)
     _log(redactor, report)
     return report

@@ -236,10 +236,11 @@ def _commit_one(edit: Edit, installing: bool, known: dict[str, Any]) -> str:
             ) from None
     try:
         if edit.after is None:
+            safewrite.unchanged(edit.path, edit.before)
             edit.path.unlink(missing_ok=True)
         else:
             edit.path.parent.mkdir(parents=True, exist_ok=True)
-            safewrite.write(edit.path, edit.after)
+            safewrite.write(edit.path, edit.after, expected=edit.before)
     except OSError as exc:
         raise SettingsError(
             f"cannot write {shown(edit.path)}: {exc.strerror}; left untouched"

@@ -7,7 +7,8 @@ original's mode only once its bytes are in, and is renamed over the file or
 removed: a failed write never leaves a second copy behind, and one a killed
 setup left is swept away by the next. Backups keep the owner's bits of the
 original and live in folders only their owner can enter. A file its owner
-made read-only is refused, never replaced behind their back.
+made read-only is refused, never replaced behind their back, and so is one
+that no longer holds the text setup read (the agent saved it meanwhile).
 """
 
 from __future__ import annotations
@@ -68,9 +69,31 @@ def check_writable(path: Path) -> None:
         )
 
 
-def write(path: Path, text: str, mode: int | None = None) -> None:
+UNCHECKED = object()
+"""`write`'s `expected` when whatever the file holds may be replaced (recall's own files)."""
+
+
+def changed_meanwhile(path: Path) -> SettingsError:
+    return SettingsError(
+        f"{shown(path)} changed while recall was changing it (the agent or you saved it);"
+        " left as it is now: run this again"
+    )
+
+
+def unchanged(path: Path, expected: object) -> None:
+    """SettingsError unless `path` still holds `expected` (its text, None: no file), or
+    `expected` is UNCHECKED: setup writes only over the text it read."""
+    from recall.setup.jsonfile import read_text
+
+    if expected is not UNCHECKED and read_text(path) != expected:
+        raise changed_meanwhile(path)
+
+
+def write(path: Path, text: str, mode: int | None = None, expected: object = UNCHECKED) -> None:
     """Write `text` atomically: through a symlink to its target (dotfiles stay links),
     keeping the file's mode and owner, or `mode` (default 0600) for a new file.
+    With `expected` (the text setup read, None for no file), a file that no longer holds
+    it is left as it is (SettingsError): it is compared again just before the rename.
     OSError when it cannot be done; the file is then as it was and no temporary is left."""
     path = Path(os.path.realpath(path))
     try:
@@ -92,6 +115,7 @@ def write(path: Path, text: str, mode: int | None = None) -> None:
                 with contextlib.suppress(OSError):  # only root may give a file away
                     os.fchown(fh.fileno(), old.st_uid, old.st_gid)
         os.chmod(tmp, final)
+        unchanged(path, expected)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
