@@ -194,6 +194,10 @@ impl Run<'_> {
     }
 
     fn finish(mut self, parsed: &mut Parsed) {
+        if self.pending.is_empty() {
+            parsed.state = self.st; // no id taken from the file name before the start is read
+            return;
+        }
         let sid = self.sid();
         let mut main = Vec::new();
         let mut subs: IndexMap<String, Vec<Message>> = IndexMap::new();

@@ -176,9 +176,14 @@ impl Run<'_> {
         if again {
             self.st.insert("reread".into(), Value::Bool(true));
         }
-        let sid = self.sid();
         let retitled = self.title_changed && truthy(self.st.get("emitted"));
-        if !messages.is_empty() || retitled {
+        let main = !messages.is_empty() || retitled;
+        if !main && self.subs.values().all(Vec::is_empty) {
+            parsed.state = self.st; // no id taken from the file name before a record names it
+            return;
+        }
+        let sid = self.sid();
+        if main {
             let title = state_str(&self.st, "title").map(String::from);
             let mut info = self.info(sid.clone(), state_str(&self.st, "parent").map(String::from));
             info.title_rank = match (&title, self.st.get("title_rank")) {

@@ -150,6 +150,8 @@ class _Run:
         )
 
     def finish(self) -> None:
+        if not self.pending:
+            return  # no id taken from the file name before the start is read
         sid = self.sid()
         main: list[Message] = []
         subs: dict[str, list[Message]] = {}

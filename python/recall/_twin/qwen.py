@@ -147,9 +147,12 @@ class _Run:
         messages, again = self.branch.finish(st)
         if again:
             st["reread"] = True
+        main = bool(messages) or bool(self.title_changed and st.get("emitted"))
+        if not main and not any(self.subs.values()):
+            return  # no id taken from the file name before a record names it
         sid = self.sid()
         parts = []
-        if messages or (self.title_changed and st.get("emitted")):
+        if main:
             title = st.get("title") or None
             rank = st.get("title_rank")
             info = self.info(sid, st.get("parent") or None)
