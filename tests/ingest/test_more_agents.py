@@ -7,35 +7,19 @@ Copilot writes them. Expected counts were read off the fixture files by hand.
 
 from __future__ import annotations
 
-import shutil
-import sqlite3
 from pathlib import Path
 
 import pytest
 
-from paths import REPO, TRANSCRIPTS
+from agenthelp import FIXTURE_HOME, make_home
+from paths import TRANSCRIPTS
 from recall.agents import ADAPTERS, adapter_for
 from recall.ingest import ingest_path
 from recall.store import open_reader, open_writer
 from recall.store.queries import load_mirror
 from recall.sync import sync
 
-FIXTURE_HOME = REPO / "tests" / "fixtures" / "home"
 NEW_AGENTS = ("copilot", "openclaw", "pi", "qwen")
-
-
-def make_home(home: Path) -> Path:
-    """The fixture home, plus the shared Copilot samples and Copilot's session-store.db."""
-    shutil.copytree(FIXTURE_HOME, home, dirs_exist_ok=True)
-    state = home / ".copilot" / "session-state"
-    shared = TRANSCRIPTS / "copilot" / "agent-sessions"
-    shutil.copy(shared / "small.jsonl", state / "copilot_stage0_small.jsonl")  # the flat layout
-    shutil.copy(shared / "schema_drift.jsonl", state / "copilot_stage0_drift.jsonl")
-    shutil.copytree(shared / "subdir_v1", state, dirs_exist_ok=True)
-    sql = (home / ".copilot" / "session-store.sql").read_text("utf-8")
-    with sqlite3.connect(home / ".copilot" / "session-store.db") as db:
-        db.executescript(sql)
-    return home
 
 
 def _mirrors(db_path: Path | None = None) -> dict[tuple[str, str], list[tuple[str, str]]]:
