@@ -62,6 +62,11 @@ def recall_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         "CODEX_HOME",
         "GEMINI_DIR",
         "GEMINI_CLI_HOME",
+        "COPILOT_HOME",
+        "PI_CODING_AGENT_DIR",
+        "OPENCLAW_STATE_DIR",
+        "QWEN_HOME",
+        "QWEN_RUNTIME_DIR",
         "XDG_DATA_HOME",
         "XDG_CONFIG_HOME",
     ):

@@ -55,7 +55,10 @@ def test_agents_match_in_any_case_and_an_unknown_one_is_named(
     code, _, err = call(capsys, "search", "kafka", "--agent", "windsurf")
     assert code == 2
     assert "unknown agent 'windsurf'" in err
-    assert all(f"{name}," in err for name in ("claude", "codex", "cursor", "opencode"))
+    assert all(
+        f"{a}," in err or f"{a})" in err
+        for a in ("claude", "codex", "cursor", "opencode", "gemini", "qwen")
+    )
 
 
 def test_text_output_in_a_pipe_is_plain_short_ids_and_whole_words(

@@ -46,7 +46,8 @@ SEARCH = {
         },
         "agent": {
             "type": "string",
-            "description": "Only sessions of this agent: claude, codex, gemini",
+            "description": "Only sessions of this agent, as recall names it: claude, codex,"
+            " gemini, copilot, pi, openclaw, qwen, …",
         },
         "project": {
             "type": "string",
