@@ -70,11 +70,11 @@ def _index(home: Path, part: dict[str, Any], embed: bool, cache: Any) -> None:
 
 
 def _search(home: Path, question: str, mode: str) -> list[Any]:
-    from recall.cli.search import local_search
-    from recall.peers.protocol import SearchRequest
+    from recall.search.engine import search
+    from recall.search.request import SearchRequest
 
     os.environ["RECALL_HOME"] = str(home)
-    outcome, _ = local_search(SearchRequest(q=question, limit=10, mode=mode))
+    outcome, _ = search(SearchRequest(text=question, limit=10, mode=mode))
     return outcome.output.results
 
 
