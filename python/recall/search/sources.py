@@ -200,7 +200,10 @@ def run(
     if decay > 0:  # the sessions' list comes decayed from `modes.run`
         lists = [
             sorted(
-                (replace(r, score=r.score * decay_factor(r.date, decay)) for r in lst),
+                (
+                    replace(r, score=float(f"{r.score * decay_factor(r.date, decay):.6g}"))
+                    for r in lst
+                ),
                 key=lambda r: -r.score,
             )
             for lst in lists
