@@ -126,13 +126,15 @@ def prompt_query(prompt: str, terms: int = PROMPT_TERMS, longest: bool = True) -
 def matching(prompt: str, limit: int, skip_session: str | None) -> Facts:
     """Past messages, memories and notes that match the prompt (prompt submit), this
     session's own messages and MEMORY.md (its head is sent whole) excluded."""
-    from recall.cli.search import search
-    from recall.search.results import Filters, plain
+    from recall.search.engine import search
+    from recall.search.request import SearchRequest
+    from recall.search.results import plain
 
     query = prompt_query(prompt)
     if not query:
         return Facts()
-    outcome, _ = search(query, Filters(), limit + 5, mode="keyword", messages=True)
+    request = SearchRequest(text=query, mode="keyword", limit=limit + 5, messages=True)
+    outcome, _ = search(request)
     lines = []
     whole = _wholes(outcome.output.results)
     for n, r in enumerate(outcome.output.results):
