@@ -33,9 +33,10 @@ class Facts(Record):
 
 def memory_head(path: Path) -> list[str]:
     """MEMORY.md's first lines (up to MEMORY_READ bytes), blank runs folded; [] when absent."""
-    try:
-        with path.open("rb") as fh:
-            raw = fh.read(MEMORY_READ)
+    from recall.safeio import read_head
+
+    try:  # a FIFO or device left at MEMORY.md must not hold up the agent's prompt
+        raw = read_head(path, MEMORY_READ)
     except OSError:
         return []
     text = raw.decode("utf-8", errors="ignore")
