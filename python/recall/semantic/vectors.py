@@ -16,18 +16,57 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
 
-def pending(
-    db: sqlite3.Connection, model: str, roles: Sequence[str], after: int, limit: int
-) -> list[tuple[int, str]]:
-    """Messages (id, text) with `roles` not yet embedded by `model`, ids above `after`."""
+NEWEST_FIRST = "s.ended_at DESC, s.id DESC"
+"""The order messages are embedded in: the most recently active sessions first (SQLite
+sorts NULL, a session without times, last), so the weeks a user searches most are
+searchable by meaning first. `sessions_ended` serves it, rowid included."""
+
+
+def _pending_clause(roles: Sequence[str]) -> str:
     marks = ",".join("?" * len(roles))
-    return db.execute(
-        f"""SELECT m.id, m.text FROM messages m
-            WHERE m.id > ? AND m.role IN ({marks})
-              AND NOT EXISTS (SELECT 1 FROM embedded e WHERE e.model = ? AND e.message = m.id)
-            ORDER BY m.id LIMIT ?""",
-        (after, *roles, model, limit),
-    ).fetchall()
+    return f"""m.role IN ({marks})
+        AND NOT EXISTS (SELECT 1 FROM embedded e WHERE e.model = ? AND e.message = m.id)"""
+
+
+def pending_sessions(db: sqlite3.Connection, model: str, roles: Sequence[str]) -> list[int]:
+    """Rowids of the sessions with a message of `roles` that `model` has not embedded,
+    newest first: one pass over the messages, whatever is done already."""
+    return [
+        int(r[0])
+        for r in db.execute(
+            f"""SELECT s.id FROM sessions s WHERE EXISTS (
+                    SELECT 1 FROM messages m WHERE m.session = s.id AND {_pending_clause(roles)})
+                ORDER BY {NEWEST_FIRST}""",
+            (*roles, model),
+        )
+    ]
+
+
+def pending_batches(
+    db: sqlite3.Connection, model: str, roles: Sequence[str], size: int
+) -> Iterator[list[tuple[int, str]]]:
+    """Messages (id, text) of `roles` that `model` has not embedded, in batches of up to
+    `size`: newest sessions first, each in order. Nothing is held open between batches
+    (the caller commits in between); a session of any length is read `size` at a time."""
+    batch: list[tuple[int, str]] = []
+    for session in pending_sessions(db, model, roles):
+        position = -1
+        while True:
+            rows = db.execute(
+                f"""SELECT m.id, m.text, m.position FROM messages m
+                    WHERE m.session = ? AND m.position > ? AND {_pending_clause(roles)}
+                    ORDER BY m.position LIMIT ?""",
+                (session, position, *roles, model, size - len(batch)),
+            ).fetchall()
+            if not rows:
+                break
+            batch += [(int(r[0]), str(r[1])) for r in rows]
+            position = int(rows[-1][2])
+            if len(batch) >= size:
+                yield batch
+                batch = []
+    if batch:
+        yield batch
 
 
 def count_pending(db: sqlite3.Connection, model: str, roles: Sequence[str]) -> int:
@@ -38,16 +77,51 @@ def pending_size(
     db: sqlite3.Connection, model: str, roles: Sequence[str], limit: int | None = None
 ) -> tuple[int, int]:
     """(messages, characters) of `roles` not yet embedded by `model`, the first `limit`
-    of them in id order (the order `pending` hands them out): a run's work, for its ETA."""
-    marks = ",".join("?" * len(roles))
+    of them in the order `pending_batches` hands them out: a run's work, for its ETA."""
     n, chars = db.execute(
         f"""SELECT count(*), coalesce(sum(length(t)), 0) FROM (
-              SELECT m.text AS t FROM messages m WHERE m.role IN ({marks})
-                AND NOT EXISTS (SELECT 1 FROM embedded e WHERE e.model = ? AND e.message = m.id)
-              ORDER BY m.id LIMIT ?)""",
+              SELECT m.text AS t FROM messages m JOIN sessions s ON s.id = m.session
+              WHERE {_pending_clause(roles)}
+              ORDER BY {NEWEST_FIRST}, m.position LIMIT ?)""",
         (*roles, model, -1 if limit is None else limit),
     ).fetchone()
     return int(n), int(chars)
+
+
+class Coverage(NamedTuple):
+    """How much of the index `model` has embedded, for `recall status`."""
+
+    messages: int
+    """Messages of the embedded roles."""
+    pending: int
+    """Of those, not embedded yet."""
+    complete_since: float | None
+    """Every session active since this time (epoch seconds) is embedded whole; None when
+    nothing is pending (all of it is) or the newest session is still pending."""
+    newest_pending: float | None
+    """When the newest session with something to embed was last active."""
+
+
+def coverage(db: sqlite3.Connection, model: str, roles: Sequence[str]) -> Coverage:
+    """What share is embedded and up to which date, in one pass over the messages."""
+    marks = ",".join("?" * len(roles))
+    total, pending, newest = db.execute(
+        f"""SELECT count(*),
+                   coalesce(sum(NOT EXISTS (SELECT 1 FROM embedded e
+                                WHERE e.model = ? AND e.message = m.id)), 0),
+                   max(CASE WHEN NOT EXISTS (SELECT 1 FROM embedded e
+                                WHERE e.model = ? AND e.message = m.id)
+                       THEN coalesce(s.ended_at, 0) END)
+            FROM messages m JOIN sessions s ON s.id = m.session WHERE m.role IN ({marks})""",
+        (model, model, *roles),
+    ).fetchone()
+    since = None
+    if pending and newest is not None:
+        row = db.execute(
+            "SELECT min(ended_at) FROM sessions WHERE ended_at > ?", (newest,)
+        ).fetchone()
+        since = row[0]
+    return Coverage(int(total), int(pending), since, newest if pending else None)
 
 
 def store(

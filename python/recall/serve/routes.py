@@ -49,9 +49,11 @@ def index_detail() -> dict[str, Any]:
 def search(params: dict[str, list[str]]) -> dict[str, Any]:
     from recall.cli.search import local_search
     from recall.search.results import plain
+    from recall.serve.worker import SEARCHES
 
     request = parse_search(params)
-    outcome, indexed = local_search(request)
+    with SEARCHES.running():  # background embedding waits for it
+        outcome, indexed = local_search(request)
     out = outcome.output
     if params.get("marks") != ["1"]:
         for r in out.results:
