@@ -41,6 +41,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "shipped": {},
     "before": {"ARENA": True, "BATCH_TOKENS": 2048, "MAX_PIECES": 16},
     "first-window": {"MAX_PIECES": 1},
+    "batch-512": {"BATCH_TOKENS": 512},
     "batch-1024": {"BATCH_TOKENS": 1024},
     "batch-4096": {"BATCH_TOKENS": 4096},
     "threads-1": {"THREADS": 1},
