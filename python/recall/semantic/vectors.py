@@ -11,6 +11,8 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from recall.types import ASSISTANT, USER
+
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
@@ -103,25 +105,43 @@ class Coverage(NamedTuple):
 
 
 def coverage(db: sqlite3.Connection, model: str, roles: Sequence[str]) -> Coverage:
-    """What share is embedded and up to which date, in one pass over the messages."""
+    """What share is embedded and up to which date, for `recall status`.
+
+    With both roles embedded (the default, and the only roles there are) the counts
+    come from the sessions' message counts and the `embedded` table's index, without
+    reading a message; the date from walking the sessions newest first (the order
+    they are embedded in) to the first with something pending, so its cost is the
+    messages already embedded, not the whole index.
+    """
     marks = ",".join("?" * len(roles))
-    total, pending, newest = db.execute(
-        f"""SELECT count(*),
-                   coalesce(sum(NOT EXISTS (SELECT 1 FROM embedded e
-                                WHERE e.model = ? AND e.message = m.id)), 0),
-                   max(CASE WHEN NOT EXISTS (SELECT 1 FROM embedded e
-                                WHERE e.model = ? AND e.message = m.id)
-                       THEN coalesce(s.ended_at, 0) END)
-            FROM messages m JOIN sessions s ON s.id = m.session WHERE m.role IN ({marks})""",
-        (model, model, *roles),
+    if {USER, ASSISTANT} <= set(roles):
+        (total,) = db.execute("SELECT coalesce(sum(message_count), 0) FROM sessions").fetchone()
+        (done,) = db.execute("SELECT count(*) FROM embedded WHERE model = ?", (model,)).fetchone()
+    else:
+        (total,) = db.execute(
+            f"SELECT count(*) FROM messages WHERE role IN ({marks})", tuple(roles)
+        ).fetchone()
+        (done,) = db.execute(
+            f"SELECT count(*) FROM embedded e JOIN messages m ON m.id = e.message"
+            f" WHERE e.model = ? AND m.role IN ({marks})",
+            (model, *roles),
+        ).fetchone()
+    pending = max(0, int(total) - int(done))
+    if not pending:
+        return Coverage(int(total), 0, None, None)
+    row = db.execute(
+        f"""SELECT s.ended_at FROM sessions s WHERE EXISTS (
+                SELECT 1 FROM messages m WHERE m.session = s.id AND {_pending_clause(roles)})
+            ORDER BY {NEWEST_FIRST} LIMIT 1""",
+        (*roles, model),
     ).fetchone()
+    newest = row[0] if row else None
     since = None
-    if pending and newest is not None:
-        row = db.execute(
+    if newest is not None:
+        (since,) = db.execute(
             "SELECT min(ended_at) FROM sessions WHERE ended_at > ?", (newest,)
         ).fetchone()
-        since = row[0]
-    return Coverage(int(total), int(pending), since, newest if pending else None)
+    return Coverage(int(total), pending, since, newest)
 
 
 def store(
