@@ -109,8 +109,9 @@ def _embed_after_sync(quiet: bool) -> int:
     def announce(pending: int) -> None:
         if not quiet:
             print(
-                f"Keyword search works now; embedding {pending} messages for semantic search "
-                "(Ctrl-C to stop, it resumes next time).",
+                f"Keyword search works now; embedding {pending} messages for semantic search, "
+                "newest sessions first (Ctrl-C to stop, it resumes next time; `recall status`"
+                " says how far it got).",
                 flush=True,
             )
 

@@ -88,18 +88,29 @@ def fuse(
     decay: float = 0.0,
     by_message: bool = False,
     exact: int = 0,
+    unseen: set[Key] | None = None,
 ) -> list[Result]:
     """One ranking from several: the first list's copy of a result (its snippet) wins.
 
     The first `exact` results of the first list (the keyword hits holding every
     query word, or the quoted phrase) rank above every other result, in fused
     order; their score gets `EXACT_BONUS` so that scores still fall down the list.
+
+    `unseen`: results the other lists could not have held (a session not embedded
+    yet, while the index is embedded newest first). Their first-list score is scaled
+    by all the weights over the first list's, as if the missing lists ranked them
+    alike: a result is not pushed down for lacking a vector, only for its own rank.
     """
     preset = PRESETS[fusion]
+    weights = list(RRF_WEIGHTS[: len(lists)]) if preset is None else list(preset)
     if preset is None:
-        scores = rrf(lists, list(RRF_WEIGHTS[: len(lists)]), by_message)
+        scores = rrf(lists, weights, by_message)
     else:
         scores = weighted(lists, preset, by_message)
+    if unseen and len(lists) > 1:
+        scale = sum(weights[: len(lists)]) / weights[0]
+        for k in unseen & scores.keys():
+            scores[k] *= scale
     first: dict[Key, Result] = {}
     for results in lists:
         for r in results:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from recall.record import Record
 from recall.search.asked import Asked
-from recall.search.fusion import fuse
+from recall.search.fusion import Key, fuse, key
 from recall.search.keyword import KeywordHits, keyword_search
 from recall.search.query import STOPWORDS, Query, Term, excluded
 from recall.search.results import POOL, Filters, Result, SearchOutput
@@ -116,7 +116,8 @@ def run(
             results = semantic[:limit]
         return Outcome(SearchOutput(query.text, len(results), results), "semantic")
     hits, semantic = _both(db, encoder, asked, filters, messages)
-    results = fuse([hits.results, semantic], fusion, limit, decay, messages, hits.exact)
+    unseen = _unembedded(db, encoder.model_id, hits.results, messages)
+    results = fuse([hits.results, semantic], fusion, limit, decay, messages, hits.exact, unseen)
     output = SearchOutput(query.text, len(results), results, corrected=hits.corrected)
     return Outcome(output, "hybrid")
 
@@ -141,6 +142,32 @@ def _both(
     """
     keyword = keyword_search(db, asked.query, filters, KEYWORD_DEPTH, messages, asked)
     return keyword, _semantic(db, encoder, asked, filters, SEMANTIC_DEPTH, messages)
+
+
+def _unembedded(
+    db: sqlite3.Connection, model: str, results: list[Result], messages: bool
+) -> set[Key]:
+    """The keyword results the semantic leg could not see: sessions (with `messages`,
+    messages) `model` has embedded nothing of yet. The index is embedded newest first,
+    so for a while the older part of it has keywords only (docs/semantic.md)."""
+    out: set[Key] = set()
+    for r in results:
+        if messages and r.message_index is not None:
+            sql = """SELECT NOT EXISTS (SELECT 1 FROM embedded e WHERE e.model = ?
+                         AND e.message = (SELECT m.id FROM messages m WHERE m.session = s.id
+                                          ORDER BY m.position LIMIT 1 OFFSET ?))"""
+            args: tuple[object, ...] = (model, r.message_index)
+        else:
+            sql = """SELECT NOT EXISTS (SELECT 1 FROM messages m CROSS JOIN embedded e
+                         ON e.message = m.id AND e.model = ? WHERE m.session = s.id)"""
+            args = (model,)
+        row = db.execute(
+            f"{sql} FROM sessions s WHERE s.session_id = ? AND s.agent = ? AND s.computer = ?",
+            (*args, r.session_id, r.agent, r.computer),
+        ).fetchone()
+        if row is not None and row[0]:
+            out.add(key(r, messages))
+    return out
 
 
 def _semantic(

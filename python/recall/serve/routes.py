@@ -50,8 +50,11 @@ def index_detail() -> dict[str, Any]:
 def search(params: dict[str, list[str]]) -> dict[str, Any]:
     from recall.search.engine import search as engine_search
     from recall.search.results import plain
+    from recall.serve.worker import SEARCHES
 
-    outcome, indexed = engine_search(parse_search(params))
+    request = parse_search(params)
+    with SEARCHES.running():  # background embedding waits for it
+        outcome, indexed = engine_search(request)
     out = outcome.output
     if params.get("marks") != ["1"]:
         for r in out.results:
