@@ -95,3 +95,29 @@ def test_mcp_hybrid_goes_through_the_warm_daemon_and_status_says_so(tmp_path: Pa
     assert warm[0]["results"][0]["session_id"] == "s0"  # a real answer, not an empty one
     gone = _mcp(env, ask[:1])  # the daemon stopped: in-process again
     assert gone[0] == cold[0]
+
+
+def test_status_says_when_a_daemon_is_named_but_not_ours(
+    recall_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """serve.json naming a live process whose port a stranger holds: status says the
+    daemon is not answering and searches run in-process; the stranger gets no token."""
+    from clihelp import call
+    from peerhelp import Peer, reply
+    from recall.peers.auth import make_token
+
+    token = make_token()[0].read_text().strip()
+    stranger = Peer(reply(b'{"ok": true, "api": 1, "model_loaded": true}'))
+    try:
+        state = {"pid": os.getpid(), "host": "127.0.0.1", "port": stranger.port, "scheme": "http"}
+        (recall_home / "serve.json").write_text(json.dumps(state))
+        code, out, _ = call(capsys, "status", "--json")
+        shown = json.loads(out)["daemon"]
+        _, text, _ = call(capsys, "status")
+    finally:
+        stranger.close()
+    assert code == 0 and shown["running"] and not shown["answering"]
+    assert "model_loaded" not in shown
+    assert f"daemon: at http://127.0.0.1:{stranger.port} but not answering" in text
+    assert "searches run in-process" in text
+    assert token.encode() not in b"".join(stranger.heads)
