@@ -192,10 +192,13 @@ def test_nothing_below_the_cli_imports_the_cli() -> None:
 
 
 def test_every_surface_searches_through_the_engine() -> None:
-    """The CLI, MCP, the daemon's routes and context call `search.engine.search`; only the
+    """The CLI, MCP, the daemon's routes and context call `search.engine.search` (the CLI
+    and MCP through `peers.warm.search_here`, which asks a warm daemon first); only the
     engine calls the ranking's entry (`search.sources.run`)."""
-    for surface in ("recall.cli.search", "recall.mcp.history", "recall.serve.routes"):
+    for surface in ("recall.cli.search", "recall.serve.routes", "recall.peers.warm"):
         assert "recall.search.engine" in _imports(MODULES[surface]), surface
+    for surface in ("recall.cli.search", "recall.mcp.history"):
+        assert "recall.peers.warm" in _imports(MODULES[surface]), surface
     assert "recall.search.engine" in _imports(MODULES["recall.context.gather"])
     runners = {m for m, hits in _importers("recall.search.sources").items() if hits}
     assert runners <= {"recall.search.engine", "recall.peers.merge"}, sorted(runners)

@@ -76,7 +76,7 @@ def test_until_a_day_includes_that_day_on_every_surface(
 ) -> None:
     cli = _cli(capsys, "--until", "2026-01-31", "--messages")
     assert cli == ["jan31"]  # 23:30 on the 31st is on the 31st
-    mcp = _ids(search_history({"query": "ledger rounding", "date_to": "2026-01-31"})["results"])
+    mcp = _ids(search_history({"query": "ledger rounding", "until": "2026-01-31"})["results"])
     assert mcp == cli
     assert _route(until="2026-01-31", messages="1") == cli  # a day on the wire
     sent = parse_search(
@@ -85,9 +85,7 @@ def test_until_a_day_includes_that_day_on_every_surface(
     assert _route(until=repr(sent.until), messages="1") == cli  # what a recall sends
     since = _cli(capsys, "--since", "2026-02-01", "--until", "2026-02-01", "--messages")
     assert since == ["feb01"]
-    mcp = search_history(
-        {"query": "ledger rounding", "date_from": "2026-02-01", "date_to": "2026-02-01"}
-    )
+    mcp = search_history({"query": "ledger rounding", "since": "2026-02-01", "until": "2026-02-01"})
     assert _ids(mcp["results"]) == since == _route(since="2026-02-01", until="2026-02-01")
 
 
@@ -96,7 +94,7 @@ def test_since_yesterday_until_yesterday_finds_yesterday(
 ) -> None:
     assert _cli(capsys, "--since", "yesterday", "--until", "yesterday") == ["yesterday"]
     day = (datetime.now() - timedelta(days=1)).strftime("%Y-%m-%d")
-    mcp = search_history({"query": "ledger rounding", "date_from": day, "date_to": day})
+    mcp = search_history({"query": "ledger rounding", "since": day, "until": day})
     assert _ids(mcp["results"]) == ["yesterday"]
     assert _route(since="yesterday", until="yesterday") == ["yesterday"]
     assert _cli(capsys, "--since", "today") == ["today"]
@@ -129,7 +127,7 @@ def test_the_same_question_gets_the_same_results_everywhere(
 
     call(capsys, "remember", "ledger rounding uses banker's rounding", "-i", "6")
     cli = call_json(capsys, "search", "ledger rounding", "--json", "--messages", "-n", "10")
-    mcp = search_history({"query": "ledger rounding", "max_results": 10})
+    mcp = search_history({"query": "ledger rounding", "limit": 10})
     route = routes.search({"q": ["ledger rounding"], "messages": ["1"]})
     assert mcp["results"] == cli["results"] == route["results"]
     # context asks the prompt's words, keyword only, by message: the same ranking

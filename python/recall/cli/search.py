@@ -125,9 +125,9 @@ def run(args: argparse.Namespace) -> int:
     elif args.mode == "keyword" or embedding_provider() == "none":  # no model: nothing to ask
         outcome, indexed = search(request)
     else:  # a running daemon has the model loaded already
-        from recall.peers.warm import ask_daemon
+        from recall.peers.warm import search_here
 
-        outcome, indexed = ask_daemon(request) or search(request)
+        outcome, indexed = search_here(request)
     for error in outcome.output.errors:
         sys.stderr.write(printable(f"recall: {error['computer']}: {error['error']}") + "\n")
     if outcome.note:

@@ -26,6 +26,9 @@ def run(args: argparse.Namespace) -> int:
         oversize = too_big(store.conn)
         meaning = semantic(store.conn)
     st.agents = every_agent(st.agents)
+    from recall.peers.warm import daemon_status
+
+    daemon = daemon_status()
     if args.json:
         print_json(
             {
@@ -37,6 +40,7 @@ def run(args: argparse.Namespace) -> int:
                 "index": st,
                 "too_big": oversize,
                 "semantic": meaning,
+                "daemon": daemon,
             }
         )
         return 0
@@ -64,7 +68,23 @@ def run(args: argparse.Namespace) -> int:
     if oversize:
         print(f"memory files {describe(oversize)}")
     print(semantic_line(meaning))
+    print(daemon_line(daemon))
     return 0
+
+
+def daemon_line(daemon: dict[str, Any]) -> str:
+    """Where semantic and hybrid searches run: a running daemon's warm model, or a model
+    loaded by each search (peers/warm.py `daemon_status`)."""
+    if not daemon["running"]:
+        return "daemon: not running (semantic and hybrid searches load the model in-process)"
+    at = daemon["url"]
+    if not daemon.get("used", True):
+        return f"daemon: up at {at}, not used (RECALL_NO_DAEMON is set)"
+    if not daemon["answering"]:
+        why = daemon.get("error") or "no token to prove it is ours"
+        return f"daemon: at {at} but not answering ({why}): searches run in-process"
+    warm = "model warm" if daemon.get("model_loaded") else "model not loaded yet"
+    return f"daemon: up at {at}, {warm}; semantic and hybrid searches go through it"
 
 
 def every_agent(found: list[Any]) -> list[Any]:

@@ -1,9 +1,10 @@
-"""The tools over past sessions: `search_history` and `show_session`.
+"""The tools over past sessions: `search_history` here and `show_session` (mcp/show.py).
 
-Arguments are checked the way seed 000's search_history checks them, with
-its wording, so a model that sent a bad value reads what to send instead.
-Results are `recall search --messages --json`'s: the same `SearchRequest`, handed to
-the same engine (`search.engine.search`).
+Arguments take `recall search`'s names (scope, mode, since, until, limit) and
+seed 000's older ones still (`Tool.aliases`); a bad value is refused in words
+that say what to send instead. Results are `recall search --messages --json`'s:
+the same `SearchRequest`, answered by this computer's warm daemon when one runs
+and by the same engine in-process when not (`peers.warm.search_here`).
 """
 
 from __future__ import annotations
@@ -16,33 +17,53 @@ from recall.mcp.tools import Tool, ToolError
 SCOPES = {
     "all": "all",
     "sessions": "sessions",
+    "memories": "memories",
+    "daily": "daily",
+    "files": "files",
     "memory": "memories",
     "daily_log": "daily",
-    "files": "files",
 }
-"""search_history's scopes (seed 000's names, and `files`) and `recall search --scope`'s."""
+"""search_history's scopes: `recall search --scope`'s names, then seed 000's older
+`memory` and `daily_log`, still accepted (not listed in the schema)."""
+CLI_SCOPES = list(SCOPES)[:5]
+MODES = ("keyword", "semantic", "hybrid")
 DEFAULT_RESULTS, MAX_RESULTS = 10, 50
-PAGE_CHARS = 20_000
-"""A show_session page, as JSON text: about 5k tokens of English, 20k at worst (one token
-a character), well under the ~25k-token cap Claude Code puts on one MCP result."""
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 SEARCH = {
     "type": "object",
     "properties": {
-        "query": {"type": "string", "description": "Search keywords or phrase"},
+        "query": {
+            "type": "string",
+            "description": "Keywords or a phrase, as the user would remember it"
+            " (e.g. 'kafka retry backoff')",
+        },
         "scope": {
             "type": "string",
-            "enum": list(SCOPES),
+            "enum": CLI_SCOPES,
             "description": 'What to search: "all" (default), "sessions" (past conversations),'
-            ' "memory" (remembered facts and MEMORY.md), "daily_log" (daily summaries) or'
+            ' "memories" (remembered facts and MEMORY.md), "daily" (daily summaries) or'
             ' "files" (CLAUDE.md, AGENTS.md, GEMINI.md of the user\'s projects)',
         },
-        "date_from": {"type": "string", "description": "Start date filter, YYYY-MM-DD"},
-        "date_to": {"type": "string", "description": "End date filter, YYYY-MM-DD (inclusive)"},
-        "max_results": {
+        "mode": {
+            "type": "string",
+            "enum": list(MODES),
+            "description": "keyword, semantic (by meaning) or hybrid; default: hybrid when the"
+            " sessions are embedded, else keyword",
+        },
+        "since": {
+            "type": "string",
+            "description": "Only from this time on: YYYY-MM-DD, today, yesterday, or an age"
+            " such as 7d, 12h, 2w",
+        },
+        "until": {
+            "type": "string",
+            "description": "Only up to this time (a date includes that whole day); same forms"
+            " as since",
+        },
+        "limit": {
             "type": "integer",
-            "description": f"Maximum results. Default: {DEFAULT_RESULTS}, Max: {MAX_RESULTS}",
+            "description": f"How many results. Default: {DEFAULT_RESULTS}, max: {MAX_RESULTS}",
         },
         "agent": {
             "type": "string",
@@ -56,45 +77,37 @@ SEARCH = {
     },
     "required": ["query"],
 }
-SHOW = {
-    "type": "object",
-    "properties": {
-        "session": {
-            "type": "string",
-            "description": "A session_id from search_history (or a unique prefix of one)",
-        },
-        "start": {
-            "type": "integer",
-            "description": "The message_index to start the page at (default 0). To read around "
-            "a search result, start a few before its message_index; for the next page, "
-            "pass next_start.",
-        },
-        "agent": {"type": "string", "description": "The agent, when two agents' ids collide"},
-    },
-    "required": ["session"],
-}
+SEARCH_ALIASES = {"date_from": "since", "date_to": "until", "max_results": "limit"}
+"""Seed 000's argument names, still accepted."""
 
 
 def history_tools() -> list[Tool]:
+    from recall.mcp.show import SHOW, SHOW_ALIASES, show_session
+
     return [
         Tool(
             "search_history",
-            "Search the user's past coding-agent conversations (Claude Code, Codex, Gemini "
-            "CLI) on this computer, and the facts, daily logs and project guidance files recall "
-            "keeps. Call it when the user refers to earlier work: 'what did we decide about…', "
-            "'the error we fixed last week', 'how did I set up X before'. Returns the "
-            "best-matching messages (session_id, date, message_index) and notes (source, and "
-            "memory_id or path and heading).",
+            "Search the user's past coding-agent sessions on this computer (Claude Code, "
+            "Codex, Gemini CLI, Copilot, …: their past transcripts), and the facts, daily logs "
+            "and project guidance files recall keeps. Call it when the user refers to earlier "
+            "work: 'what did we decide about…', 'find the earlier session where we…', 'the "
+            "error we fixed last week', 'how did I set up X before'. Returns the best-matching "
+            "messages, each with session_id and message_index (pass both to show_session to "
+            "read around it), and notes (source, and memory_id or path and heading).",
             SEARCH,
             search_history,
+            SEARCH_ALIASES,
         ),
         Tool(
             "show_session",
-            "Read one past conversation found by search_history, a page at a time. Call it "
-            "to see what was said around a search result: pass its session_id and a start a "
-            "little before its message_index; follow next_start for more.",
+            "Read a past session (transcript) found by search_history. Call it to see what was "
+            "said around a result, what was decided and why: pass the result's session_id and "
+            "message_index to get that message with a few of its neighbours. To read the whole "
+            "conversation, pass start (0 for the beginning) for pages of a few thousand tokens, "
+            "following next_start.",
             SHOW,
             show_session,
+            SHOW_ALIASES,
         ),
     ]
 
@@ -103,8 +116,8 @@ def search_history(args: dict[str, Any]) -> dict[str, Any]:
     """`recall search --messages --json`'s answer to the tool's arguments: the same request
     record, engine, date bounds and project normaliser."""
     from recall.errors import UsageError
+    from recall.peers.warm import search_here as search
     from recall.record import to_builtins
-    from recall.search.engine import search
     from recall.search.request import SearchRequest
     from recall.search.results import plain
 
@@ -113,16 +126,20 @@ def search_history(args: dict[str, Any]) -> dict[str, Any]:
         raise ToolError("Parameter 'query' is required and cannot be empty")
     scope = (_text(args.get("scope")) or "all").lower()
     if scope not in SCOPES:
-        raise ToolError(f"Invalid scope '{scope}'. Must be one of: {', '.join(SCOPES)}")
+        raise ToolError(f"Invalid scope '{scope}'. Must be one of: {', '.join(CLI_SCOPES)}")
+    mode = _text(args.get("mode")).lower() or None
+    if mode is not None and mode not in MODES:
+        raise ToolError(f"Invalid mode '{mode}'. Must be one of: {', '.join(MODES)}")
     agent = _text(args.get("agent"))
     request = SearchRequest(
         text=query,
         scope=SCOPES[scope],
+        mode=mode,
         agents=[agent] if agent else [],
         project=_text(args.get("project")) or None,
-        since=_day(args.get("date_from"), "date_from"),
-        until=_day(args.get("date_to"), "date_to"),
-        limit=_count(args.get("max_results")),
+        since=_day(args.get("since"), "since"),
+        until=_day(args.get("until"), "until"),
+        limit=_count(args.get("limit")),
         messages=True,
     )
     try:
@@ -138,67 +155,12 @@ def search_history(args: dict[str, Any]) -> dict[str, Any]:
     return found
 
 
-def show_session(args: dict[str, Any]) -> dict[str, Any]:
-    import json
-
-    from recall.store import open_reader
-    from recall.store.queries import load_mirror, resolve_session
-
-    ref = _text(args.get("session"))
-    if not ref:
-        raise ToolError("Parameter 'session' is required and cannot be empty")
-    start = args.get("start", 0)
-    if start is None:
-        start = 0
-    if isinstance(start, str) and start.strip().isdigit():
-        start = int(start)
-    if not isinstance(start, int) or isinstance(start, bool) or start < 0:
-        raise ToolError(f"Parameter 'start' must be a message index, 0 or more: {start!r}")
-    with open_reader() as store:
-        mirror = load_mirror(
-            store.conn, resolve_session(store.conn, ref, _text(args.get("agent")) or None)
-        )
-    total = len(mirror.messages)
-    page: dict[str, Any] = {
-        "session_id": mirror.session_id,
-        "agent": mirror.agent,
-        "project": mirror.project,
-        "computer": mirror.computer,
-        "title": mirror.title,
-        "started_at": mirror.started_at,
-        "ended_at": mirror.ended_at,
-        "message_count": total,
-        "start": min(start, total),
-        "next_start": None,
-        "messages": [],
-    }
-    used = len(json.dumps(page, ensure_ascii=False))
-    for index in range(start, total):
-        m = mirror.messages[index]
-        item = {"message_index": index, "role": m.role, "text": m.text, "timestamp": m.timestamp}
-        size = len(json.dumps(item, ensure_ascii=False)) + 1
-        if used + size > PAGE_CHARS:
-            if page["messages"]:
-                page["next_start"] = index
-                break
-            # one message longer than a page: its head, and the rest is said to exist
-            keep = max(0, PAGE_CHARS - used - 400)
-            item["text"] = m.text[:keep] + f" […{len(m.text) - keep} more characters not shown]"
-            if index + 1 < total:
-                page["next_start"] = index + 1
-            page["messages"].append(item)
-            break
-        page["messages"].append(item)
-        used += size
-    return page
-
-
 def _text(value: Any) -> str:
     return value.strip() if isinstance(value, str) else ""
 
 
 def _count(value: Any) -> int:
-    """max_results: an integer (or its digits as text), clamped to 1–50 as seed 000 does."""
+    """limit: an integer (or its digits as text), clamped to 1–50 as seed 000 does."""
     if value is None:
         return DEFAULT_RESULTS
     if isinstance(value, str) and re.fullmatch(r"\s*-?\d+\s*", value):
@@ -206,13 +168,14 @@ def _count(value: Any) -> int:
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if not isinstance(value, int) or isinstance(value, bool):
-        raise ToolError(f"Parameter 'max_results' must be an integer: {value!r}")
+        raise ToolError(f"Parameter 'limit' must be an integer: {value!r}")
     return min(max(value, 1), MAX_RESULTS)
 
 
 def _day(value: Any, name: str) -> float | None:
-    """A YYYY-MM-DD date as `recall search --since/--until` reads it: date_from from its
-    local midnight, date_to to the end of that day (inclusive; `search.request.when`)."""
+    """since/until as `recall search --since/--until` reads them (`search.request.when`): a
+    date from its local midnight, or to the end of that day (inclusive) for until; today,
+    yesterday; an age such as 7d."""
     from recall.errors import UsageError
     from recall.search.request import when
 
@@ -221,9 +184,12 @@ def _day(value: Any, name: str) -> float | None:
     text = value.strip() if isinstance(value, str) else str(value)
     if not text:
         return None
-    if not _DATE.fullmatch(text):
-        raise ToolError(f"Date must be in YYYY-MM-DD format: {text}")
     try:
-        return when(text, end=name == "date_to")
+        return when(text, end=name == "until")
     except UsageError:
-        raise ToolError(f"Invalid date: {text}") from None
+        if _DATE.fullmatch(text):
+            raise ToolError(f"Invalid date: {text}") from None
+        raise ToolError(
+            f"Parameter '{name}' must be a date (YYYY-MM-DD), today, yesterday or an age"
+            f" such as 7d: {text}"
+        ) from None
