@@ -13,6 +13,7 @@ import time
 
 from recall import _accel
 from recall.record import replace
+from recall.search.bar import better
 from recall.search.rank import DEDUP_THRESHOLD
 from recall.search.results import Result, plain
 from recall.timeutil import parse_iso
@@ -101,15 +102,19 @@ def fuse(
     else:
         scores = weighted(lists, preset, by_message)
     first: dict[Key, Result] = {}
+    judged: dict[Key, tuple[str, bool]] = {}
     for results in lists:
         for r in results:
-            first.setdefault(key(r, by_message), r)
+            k = key(r, by_message)
+            first.setdefault(k, r)
+            judged[k] = better(judged.get(k, (r.matched, r.weak)), (r.matched, r.weak))
     pinned = {key(r, by_message) for r in lists[0][:exact]} if lists else set()
     ranked = []
     for k, score in scores.items():
         r = first[k]
         final = score * decay_factor(r.date, decay) + (EXACT_BONUS if k in pinned else 0.0)
-        ranked.append(replace(r, score=float(f"{final:.6g}")))
+        matched, weak = judged[k]
+        ranked.append(replace(r, score=float(f"{final:.6g}"), matched=matched, weak=weak))
     ranked.sort(key=lambda r: (key(r, by_message) in pinned, r.score), reverse=True)
     ranked = ranked[: limit * 3]
     keep = _accel.dedup([plain(r.snippet) for r in ranked], DEDUP_THRESHOLD)

@@ -32,6 +32,10 @@ class Result(Record):
     snippet: str
     source: str = "session"
     message_index: int | None = None
+    matched: str = ""
+    """How it matched: "every word", "some words" or "meaning" (`search.bar`)."""
+    weak: bool = False
+    """Below the relevance bar (`search.bar`): shown after the answers, never to an agent."""
 
 
 class SearchOutput(Record):
