@@ -93,9 +93,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--bars", default="", help="COVERAGE/LIFT pairs to try, e.g. 0.5/4,0.4/3")
     ec.add_arguments(p)
     args = p.parse_args(argv)
-    from recall.semantic.cache import VectorCache
-
     from recall.search import bar
+    from recall.semantic.cache import VectorCache
 
     modes = ec.modes_of(args)
     bars = [tuple(float(x) for x in b.split("/")) for b in args.bars.split(",") if b] or [
@@ -112,8 +111,7 @@ def main(argv: list[str] | None = None) -> int:
         (q, {sid for sid, _ in decisions.evidence[qid]}) for qid, q in decisions.questions.items()
     ]
     conv_own = [
-        (q["question"], {loc.session_id(conv, s) for s, _ in ev})
-        for q, ev in loc.questions(conv)
+        (q["question"], {loc.session_id(conv, s) for s, _ in ev}) for q, ev in loc.questions(conv)
     ][: args.off]
     cache = VectorCache(args.cache)
     rows: list[tuple[str, str, dict[str, float]]] = []
