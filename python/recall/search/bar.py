@@ -37,7 +37,7 @@ EVERY, SOME, MEANING = "every word", "some words", "meaning"
 """How a result matched, as `Result.matched` says it."""
 COVERAGE = 0.4
 """Share of the query's IDF weight a some-words hit must hold (measured: docs/search-quality.md)."""
-LIFT = 4.0
+LIFT = 5.0
 """Standard deviations above the query's background a meaning-only hit must stand."""
 SAMPLE = 400
 """Chunks in the background sample: evenly spaced ids, the same for every query."""
