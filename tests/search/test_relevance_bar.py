@@ -58,9 +58,7 @@ def test_a_common_word_alone_is_weak(history: None, capsys: pytest.CaptureFixtur
     assert results[0]["matched"] == "some words" and results[0]["weak"] is True
 
 
-def test_the_rare_word_held_is_an_answer(
-    history: None, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_the_rare_word_held_is_an_answer(history: None, capsys: pytest.CaptureFixture[str]) -> None:
     """No session says 'quarterly'; 'rounding' is in one session, 'report' in two: the
     session holding both carries enough of the query's rarity to answer, the one holding
     the commoner 'report' alone does not."""
