@@ -95,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--off", type=int, default=60, help="questions from the other set")
     p.add_argument("--conv", default="conv-26", help="the LoCoMo conversation")
-    p.add_argument("--bars", default="", help="COVERAGE/LIFT pairs to try, e.g. 0.5/4,0.4/3")
+    p.add_argument("--bars", default="", help="COVERAGE/LIFT[/BOTH] to try, e.g. 0.5/4,0.4/3/0.5")
     ec.add_arguments(p)
     args = p.parse_args(argv)
     from recall.search import bar
@@ -103,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
 
     modes = ec.modes_of(args)
     bars = [tuple(float(x) for x in b.split("/")) for b in args.bars.split(",") if b] or [
-        (bar.COVERAGE, bar.LIFT)
+        (bar.COVERAGE, bar.LIFT, bar.BOTH)
     ]
     print(f"recall search Q --json {{{', '.join(ec.mode_flags(m)[-1] for m in modes)}}}")
     decisions = dec.Corpus(dec.DATA.read_text(encoding="utf-8"))
@@ -131,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
                 if ec.needs_vectors(modes):
                     ec.embed(args, cache)
                 for mode, bar_ in [(m, b) for m in modes for b in bars]:
-                    bar.COVERAGE, bar.LIFT = bar_
+                    bar.COVERAGE, bar.LIFT, bar.BOTH = (*bar_, bar.BOTH)[:3]
                     off_any, off_answered = ask(off, mode)
                     written_any, written_answered = ask(WRITTEN, mode)
                     figures = {
@@ -140,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
                         "written any": written_any,
                         "written answered": written_answered,
                     } | own(own_qs, mode)
-                    mode_name = f"{mode} {bar_[0]}/{bar_[1]}" if args.bars else mode
+                    mode_name = f"{mode} {'/'.join(map(str, bar_))}" if args.bars else mode
                     rows.append((name, mode_name, figures))
                     print(name, mode_name, {k: round(v, 3) for k, v in figures.items()}, flush=True)
     finally:

@@ -110,6 +110,17 @@ def test_meaning_is_judged_against_the_query_background() -> None:
     assert bar.meaning_weak(0.3, None) and not bar.meaning_weak(0.5, None)  # tiny index
 
 
-def test_a_result_found_two_ways_takes_the_better_judgment() -> None:
-    assert bar.better(("some words", True), ("meaning", False)) == ("meaning", False)
-    assert bar.better(("every word", False), ("meaning", False)) == ("every word", False)
+def test_a_result_found_two_ways_takes_the_stronger_leg() -> None:
+    assert bar.combined([("some words", 0.5), ("meaning", 1.2)])[0] == "meaning"
+    assert bar.combined([("every word", 2.5), ("meaning", 1.2)])[0] == "every word"
+    _, relevance = bar.combined([("some words", 0.5), ("meaning", 0.8)])
+    assert relevance == pytest.approx(0.8 + bar.BOTH * 0.5)
+
+
+def test_relevance_is_comparable_across_queries(
+    history: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Not divided by the query's own best: a weak best result stays below the bar (1)."""
+    (weak,) = _search(capsys, "kubernetes", "helm", "chart", "values", "override")
+    strong = _search(capsys, "kubernetes", "ingress", "controller")[0]
+    assert float(str(weak["relevance"])) < 1.0 <= float(str(strong["relevance"]))

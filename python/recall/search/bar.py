@@ -17,7 +17,9 @@ so the judgment means the same whatever else the query found (issue 22):
 
 A result below the bar keeps its place in the ranking but is marked `weak`:
 `--json` says so, text output lists it after the answers, MCP and context
-drop it. A result found by two legs takes the better judgment of the two.
+drop it. Each result carries its `relevance`, how far it clears the bar (1 is
+the bar), the same scale for every query; a result found by two legs takes the
+stronger leg's, plus `BOTH` times the other's.
 """
 
 from __future__ import annotations
@@ -39,6 +41,8 @@ COVERAGE = 0.4
 """Share of the query's IDF weight a some-words hit must hold (measured: docs/search-quality.md)."""
 LIFT = 5.0
 """Standard deviations above the query's background a meaning-only hit must stand."""
+BOTH = 0.0
+"""How much a second leg's relevance adds to the first's, for a result found both ways."""
 SAMPLE = 400
 """Chunks in the background sample: evenly spaced ids, the same for every query."""
 MIN_SAMPLE = 30
@@ -126,15 +130,30 @@ def background(
     return float(sims.mean()), max(float(sims.std()), 1e-6)
 
 
+def words_relevance(share: float) -> float:
+    """A keyword hit's relevance: the share of the query's weight it holds over `COVERAGE`
+    (1 is the bar; every word held is 1 / COVERAGE)."""
+    return round(share / COVERAGE, 3)
+
+
+def meaning_relevance(cosine: float, back: tuple[float, float] | None) -> float:
+    """A meaning hit's relevance: its deviations above the query's background over `LIFT`
+    (1 is the bar); in an index too small for a background, its cosine over `SMALL_FLOOR`."""
+    if back is None:
+        return round(cosine / SMALL_FLOOR, 3)
+    mean, std = back
+    return round(max(0.0, (cosine - mean) / std) / LIFT, 3)
+
+
 def meaning_weak(cosine: float, back: tuple[float, float] | None) -> bool:
     """Whether a meaning-only hit at `cosine` fails to stand out from the background."""
-    if back is None:
-        return cosine < SMALL_FLOOR
-    mean, std = back
-    return (cosine - mean) / std < LIFT
+    return meaning_relevance(cosine, back) < 1.0
 
 
-def better(a: tuple[str, bool], b: tuple[str, bool]) -> tuple[str, bool]:
-    """The better of two judgments (matched, weak) of one result found by two legs: an
-    answer over a weak one, then the stronger way of matching."""
-    return min(a, b, key=lambda j: (j[1], -_RANK.get(j[0], 0)))
+def combined(judgments: list[tuple[str, float]]) -> tuple[str, float]:
+    """One result's (matched, relevance) from what each leg that found it said: the
+    strongest leg's way of matching, and its relevance plus `BOTH` times the others'
+    (words and meaning agreeing are more evidence than either alone)."""
+    ranked = sorted(judgments, key=lambda j: (-j[1], -_RANK.get(j[0], 0)))
+    best, rest = ranked[0], ranked[1:]
+    return best[0], round(best[1] + BOTH * sum(r for _, r in rest), 3)

@@ -13,7 +13,7 @@ import time
 
 from recall import _accel
 from recall.record import replace
-from recall.search.bar import better
+from recall.search.bar import combined
 from recall.search.rank import DEDUP_THRESHOLD
 from recall.search.results import Result, plain
 from recall.timeutil import parse_iso
@@ -102,19 +102,27 @@ def fuse(
     else:
         scores = weighted(lists, preset, by_message)
     first: dict[Key, Result] = {}
-    judged: dict[Key, tuple[str, bool]] = {}
+    judged: dict[Key, list[tuple[str, float]]] = {}
     for results in lists:
         for r in results:
             k = key(r, by_message)
             first.setdefault(k, r)
-            judged[k] = better(judged.get(k, (r.matched, r.weak)), (r.matched, r.weak))
+            judged.setdefault(k, []).append((r.matched, r.relevance))
     pinned = {key(r, by_message) for r in lists[0][:exact]} if lists else set()
     ranked = []
     for k, score in scores.items():
         r = first[k]
         final = score * decay_factor(r.date, decay) + (EXACT_BONUS if k in pinned else 0.0)
-        matched, weak = judged[k]
-        ranked.append(replace(r, score=float(f"{final:.6g}"), matched=matched, weak=weak))
+        matched, relevance = combined(judged[k])
+        ranked.append(
+            replace(
+                r,
+                score=float(f"{final:.6g}"),
+                matched=matched,
+                relevance=relevance,
+                weak=relevance < 1.0,
+            )
+        )
     ranked.sort(key=lambda r: (key(r, by_message) in pinned, r.score), reverse=True)
     ranked = ranked[: limit * 3]
     keep = _accel.dedup([plain(r.snippet) for r in ranked], DEDUP_THRESHOLD)

@@ -302,12 +302,14 @@ def _judge(
     texts = _texts(db, [ranked[i] for i in partial]) if partial else []
     for i, r in enumerate(results):
         r.matched = bar.EVERY if every[i] else bar.SOME
+        r.relevance = bar.words_relevance(1.0)
     for i, text in zip(partial, texts, strict=True):
         h = ranked[i]
         whole = f"{h.title or ''} {text or ''} {plain(h.snippet)}"
         share = bar.coverage(words, weights, whole)
         results[i].matched = bar.EVERY if share >= 1.0 else bar.SOME
-        results[i].weak = share < bar.COVERAGE
+        results[i].relevance = bar.words_relevance(share)
+        results[i].weak = results[i].relevance < 1.0
 
 
 class KeywordHits(Record):

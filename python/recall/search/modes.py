@@ -174,7 +174,11 @@ def judged(asked: Asked, encoder: Encoder, found: list[Result]) -> list[Result]:
     from recall.search import bar
 
     back = backdrop(asked, encoder)
-    return [replace(r, matched=bar.MEANING, weak=bar.meaning_weak(r.score, back)) for r in found]
+    out = []
+    for r in found:
+        relevance = bar.meaning_relevance(r.score, back)
+        out.append(replace(r, matched=bar.MEANING, relevance=relevance, weak=relevance < 1.0))
+    return out
 
 
 def backdrop(asked: Asked, encoder: Encoder) -> tuple[float, float] | None:

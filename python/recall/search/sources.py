@@ -150,18 +150,22 @@ def _hybrid(keyword: list[Result], semantic: list[Result]) -> list[Result]:
     """Memories or chunks found by words and by meaning, fused by reciprocal rank."""
     scores: dict[str, float] = {}
     first: dict[str, Result] = {}
-    judged: dict[str, tuple[str, bool]] = {}
+    judged: dict[str, list[tuple[str, float]]] = {}
     for results in (keyword, semantic):
         for rank, r in enumerate(results):
             k = _ident(r)
             scores[k] = scores.get(k, 0.0) + 1.0 / (RRF_K + rank + 1)
             first.setdefault(k, r)
-            judged[k] = bar.better(judged.get(k, (r.matched, r.weak)), (r.matched, r.weak))
+            judged.setdefault(k, []).append((r.matched, r.relevance))
     ranked = sorted(first, key=lambda k: -scores[k])[:POOL]
-    return [
-        replace(first[k], score=float(f"{scores[k]:.6g}"), matched=judged[k][0], weak=judged[k][1])
-        for k in ranked
-    ]
+    out = []
+    for k in ranked:
+        matched, relevance = bar.combined(judged[k])
+        score = float(f"{scores[k]:.6g}")
+        out.append(
+            replace(first[k], score=score, matched=matched, relevance=relevance, weak=relevance < 1)
+        )
+    return out
 
 
 def judge_words(db: sqlite3.Connection, query: Query, found: list[Result]) -> list[Result]:
@@ -175,7 +179,8 @@ def judge_words(db: sqlite3.Connection, query: Query, found: list[Result]) -> li
     for r in found:
         share = bar.coverage(words, weights, f"{r.title or ''} {_text(r)}")
         matched = bar.EVERY if share >= 1.0 else bar.SOME
-        out.append(replace(r, matched=matched, weak=share < bar.COVERAGE))
+        relevance = bar.words_relevance(share)
+        out.append(replace(r, matched=matched, relevance=relevance, weak=relevance < 1.0))
     return out
 
 
