@@ -22,6 +22,10 @@ RRF_K = 60
 """The constant of Cormack et al. (2009): ranks past ~60 count for little."""
 RRF_WEIGHTS = (1.0, 1.0)
 """Each list's weight in RRF (keyword, semantic): equal, as measured best on both sets."""
+PROSE_WEIGHTS = (1.0, 1.0)
+"""RRF weights (keyword, semantic) when no keyword hit holds every query word, as a prose
+question without the session's words: equal until a lighter keyword weight is measured
+better on every set (docs/search-quality.md, "The paraphrase set")."""
 EXACT_BONUS = 1.0
 """Added to the fused score of a result holding every query word: RRF scores stay below
 2/(RRF_K+1) and weighted ones at most 1, so shown scores fall down the list."""
@@ -98,7 +102,8 @@ def fuse(
     """
     preset = PRESETS[fusion]
     if preset is None:
-        scores = rrf(lists, list(RRF_WEIGHTS[: len(lists)]), by_message)
+        chosen = PROSE_WEIGHTS if exact == 0 and len(lists) > 1 else RRF_WEIGHTS
+        scores = rrf(lists, list(chosen[: len(lists)]), by_message)
     else:
         scores = weighted(lists, preset, by_message)
     first: dict[Key, Result] = {}
