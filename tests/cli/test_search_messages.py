@@ -85,7 +85,14 @@ def test_text_output_in_a_pipe_is_plain_short_ids_and_whole_words(
         assert len(line) <= 80, line
         for word in line.split():
             if word.isalpha() and len(word) > 3:
-                assert word in words or word in ("score", "import", "testbox"), word
+                assert word in words or word in (
+                    "score",
+                    "import",
+                    "testbox",
+                    "matched",
+                    "every",
+                    "word",
+                ), word
     doc = json.loads(call(capsys, "search", "retry", "--json")[1])
     assert doc["results"][0]["session_id"] == long_id
 

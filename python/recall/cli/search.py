@@ -146,7 +146,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"No results for {query!r}{_in_force(args)}.")
         return 1
     color, ids = use_color(), printed_ids(out.results)
-    for n, r in enumerate(out.results, 1):
+    answers = [r for r in out.results if not r.weak]
+    weaker = [r for r in out.results if r.weak]
+    if not answers:
+        print(f"Nothing clearly matches {query!r}{_in_force(args)}.\n")
+    for n, r in enumerate(answers + weaker, 1):
+        if weaker and r is weaker[0]:
+            print("Weaker matches (only some of the words, or loosely related in meaning):\n")
         if r.source != "session":
             print(source_lines(n, r, color))
             continue
@@ -154,9 +160,10 @@ def run(args: argparse.Namespace) -> int:
         title = r.title or "(untitled)"
         print(wrap(f"{n:>2}. {title}", "    ")[4:])
         ref = reference(ids[r.session_id], r.message_index if args.messages else None)
-        print(wrap(f"{where}  [{ref}]  score {r.score:.3g}", "    "))
+        how = f"  matched {r.matched}" if r.matched else ""
+        print(wrap(f"{where}  [{ref}]  score {r.score:.3g}{how}", "    "))
         print(highlight(r.snippet, color, "    ") + "\n")
-    if footer := next_steps(out.results, ids):
+    if footer := next_steps(answers + weaker, ids):
         print(printable(footer))
     return 0
 

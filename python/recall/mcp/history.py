@@ -147,6 +147,8 @@ def search_history(args: dict[str, Any]) -> dict[str, Any]:
     except UsageError as exc:
         raise ToolError(str(exc)) from None
     out = outcome.output
+    out.results = [r for r in out.results if not r.weak]  # an agent gets answers only
+    out.found = len(out.results)
     for r in out.results:
         r.snippet = plain(r.snippet)
     found: dict[str, Any] = to_builtins(out)

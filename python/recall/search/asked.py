@@ -39,6 +39,10 @@ class Asked:
         self.meaning: bool | None = None
         """Whether the query has a word the model or the index knows (`modes.has_meaning`),
         once a semantic leg has asked."""
+        self.background: tuple[float, float] | None = None
+        """The query's cosine mean and spread over a sample of chunks (`bar.background`),
+        once a semantic leg has asked (`modes.backdrop`); None when there is none."""
+        self.background_known = False
         self._fixed: Query | None = None
         self._tried = False
 

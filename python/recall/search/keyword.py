@@ -280,7 +280,36 @@ def _search(
         for h, index in zip(ranked, indexes, strict=True)
     ]
     n_exact = sum(1 for h in ranked if unit(h) in exact)
+    _judge(db, query, ranked, [unit(h) in exact for h in ranked], results)
     return SearchOutput(query=query.text, found=len(results), results=results), n_exact, found
+
+
+def _judge(
+    db: sqlite3.Connection,
+    query: Query,
+    ranked: list[_Hit],
+    every: list[bool],
+    results: list[Result],
+) -> None:
+    """Say how each result matched, and mark weak a some-words hit whose words carry too
+    little of the query's rarity (`search.bar`): judged on its whole message and title."""
+    from recall.search import bar
+    from recall.search.results import plain
+
+    partial = [i for i, e in enumerate(every) if not e]
+    words = bar.query_words(query) if partial else []
+    weights = bar.rarity(db, words) if words else []
+    texts = _texts(db, [ranked[i] for i in partial]) if partial else []
+    for i, r in enumerate(results):
+        r.matched = bar.EVERY if every[i] else bar.SOME
+        r.relevance = bar.words_relevance(1.0)
+    for i, text in zip(partial, texts, strict=True):
+        h = ranked[i]
+        whole = f"{h.title or ''} {text or ''} {plain(h.snippet)}"
+        share = bar.coverage(words, weights, whole)
+        results[i].matched = bar.EVERY if share >= 1.0 else bar.SOME
+        results[i].relevance = bar.words_relevance(share)
+        results[i].weak = results[i].relevance < 1.0
 
 
 class KeywordHits(Record):

@@ -16,7 +16,7 @@ from __future__ import annotations
 import sqlite3
 from typing import TYPE_CHECKING
 
-from recall.record import Record
+from recall.record import Record, replace
 from recall.search.asked import Asked
 from recall.search.fusion import Key, fuse, key
 from recall.search.keyword import KeywordHits, keyword_search
@@ -191,7 +191,32 @@ def _semantic(
         return []
     query = asked.query
     excluded_words = excluded(query.terms)
-    return semantic_search(db, encoder, query.words(), filters, depth, messages, excluded_words)
+    found = semantic_search(db, encoder, query.words(), filters, depth, messages, excluded_words)
+    return judged(asked, encoder, found)
+
+
+def judged(asked: Asked, encoder: Encoder, found: list[Result]) -> list[Result]:
+    """`found` (scored by cosine) marked as matched by meaning, weak where a hit does not
+    stand out from the query's background (`search.bar`)."""
+    from recall.search import bar
+
+    back = backdrop(asked, encoder)
+    out = []
+    for r in found:
+        relevance = bar.meaning_relevance(r.score, back)
+        out.append(replace(r, matched=bar.MEANING, relevance=relevance, weak=relevance < 1.0))
+    return out
+
+
+def backdrop(asked: Asked, encoder: Encoder) -> tuple[float, float] | None:
+    """The query's background in meaning (`bar.background`), worked out once per search."""
+    if not asked.background_known:
+        from recall.search.bar import background
+
+        asked.background_known = True
+        vec = encoder.embed([asked.query.words()])[0]
+        asked.background = background(asked.db, encoder.model_id, vec)
+    return asked.background
 
 
 def meant(asked: Asked, encoder: Encoder) -> bool:
@@ -270,4 +295,4 @@ def source_nearest(
         found = memory_rows(db, refs, filters, scores, computer)
     else:
         found = chunk_rows(db, refs, filters, scores, kinds.split(","), computer)
-    return list(found)[:depth]
+    return judged(asked, encoder, list(found)[:depth])

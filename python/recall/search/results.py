@@ -32,6 +32,13 @@ class Result(Record):
     snippet: str
     source: str = "session"
     message_index: int | None = None
+    matched: str = ""
+    """How it matched: "every word", "some words" or "meaning" (`search.bar`)."""
+    relevance: float = 0.0
+    """How far it clears the relevance bar, the same for every query: 1 is the bar
+    (`search.bar`); 0 from a peer that predates it."""
+    weak: bool = False
+    """Below the relevance bar (`search.bar`): shown after the answers, never to an agent."""
 
 
 class SearchOutput(Record):

@@ -24,6 +24,7 @@ import sqlite3
 from recall import _accel
 from recall.errors import ConfigError
 from recall.record import replace
+from recall.search import bar
 from recall.search.asked import Asked
 from recall.search.fusion import RRF_K, decay_factor
 from recall.search.modes import Outcome, source_nearest
@@ -149,13 +150,38 @@ def _hybrid(keyword: list[Result], semantic: list[Result]) -> list[Result]:
     """Memories or chunks found by words and by meaning, fused by reciprocal rank."""
     scores: dict[str, float] = {}
     first: dict[str, Result] = {}
+    judged: dict[str, list[tuple[str, float]]] = {}
     for results in (keyword, semantic):
         for rank, r in enumerate(results):
             k = _ident(r)
             scores[k] = scores.get(k, 0.0) + 1.0 / (RRF_K + rank + 1)
             first.setdefault(k, r)
+            judged.setdefault(k, []).append((r.matched, r.relevance))
     ranked = sorted(first, key=lambda k: -scores[k])[:POOL]
-    return [replace(first[k], score=float(f"{scores[k]:.6g}")) for k in ranked]
+    out = []
+    for k in ranked:
+        matched, relevance = bar.combined(judged[k])
+        score = float(f"{scores[k]:.6g}")
+        out.append(
+            replace(first[k], score=score, matched=matched, relevance=relevance, weak=relevance < 1)
+        )
+    return out
+
+
+def judge_words(db: sqlite3.Connection, query: Query, found: list[Result]) -> list[Result]:
+    """A memory's or chunk's keyword hits, said how they matched and marked weak when the
+    words they hold carry too little of the query's rarity (`search.bar`)."""
+    if not found:
+        return found
+    words = bar.query_words(query)
+    weights = bar.rarity(db, words)
+    out = []
+    for r in found:
+        share = bar.coverage(words, weights, f"{r.title or ''} {_text(r)}")
+        matched = bar.EVERY if share >= 1.0 else bar.SOME
+        relevance = bar.words_relevance(share)
+        out.append(replace(r, matched=matched, relevance=relevance, weak=relevance < 1.0))
+    return out
 
 
 def run(
@@ -185,7 +211,8 @@ def run(
     if scope in ("all", "memories"):
         memories = memory_hits(db, query, filters, POOL, computer, asked=asked)
         corrections.append(memories.corrected)
-        lists.append(_with_meaning(asked, filters, list(memories), by_meaning, "memory", computer))
+        found = judge_words(db, query, list(memories))
+        lists.append(_with_meaning(asked, filters, found, by_meaning, "memory", computer))
     chunk_kinds = {
         "all": MEMORY_KINDS + DAILY_KINDS + FILE_KINDS,
         "memories": MEMORY_KINDS,
@@ -194,9 +221,8 @@ def run(
     }[scope]
     chunks = chunk_hits(db, query, filters, POOL, computer, chunk_kinds, asked)
     corrections.append(chunks.corrected)
-    lists.append(
-        _with_meaning(asked, filters, list(chunks), by_meaning, ",".join(chunk_kinds), computer)
-    )
+    found = judge_words(db, query, list(chunks))
+    lists.append(_with_meaning(asked, filters, found, by_meaning, ",".join(chunk_kinds), computer))
     if decay > 0:  # the sessions' list comes decayed from `modes.run`
         lists = [
             sorted(
