@@ -101,8 +101,8 @@ def _vocab(db: sqlite3.Connection, table: str = MESSAGES) -> str:
     return name
 
 
-def stem(db: sqlite3.Connection, word: str) -> str:
-    """`word` as the index stores it: FTS5's own porter stemmer, run on a temp table."""
+def _stem_table(db: sqlite3.Connection) -> None:
+    """The temp table FTS5's porter stemmer runs on, and its vocabulary."""
     db.execute(
         "CREATE VIRTUAL TABLE IF NOT EXISTS temp.recall_stem"
         " USING fts5(t, tokenize='porter unicode61 remove_diacritics 2')"
@@ -112,9 +112,31 @@ def stem(db: sqlite3.Connection, word: str) -> str:
         " USING fts5vocab(temp, recall_stem, row)"
     )
     db.execute("DELETE FROM temp.recall_stem")
+
+
+def stem(db: sqlite3.Connection, word: str) -> str:
+    """`word` as the index stores it: FTS5's own porter stemmer, run on a temp table."""
+    _stem_table(db)
     db.execute("INSERT INTO temp.recall_stem(t) VALUES (?)", (word,))
     row = db.execute("SELECT term FROM temp.recall_stem_vocab LIMIT 1").fetchone()
     return str(row[0]) if row else word.lower()
+
+
+def stems(db: sqlite3.Connection, text: str) -> set[str]:
+    """Every stem of `text`, as the index makes them (for comparing a text with a query)."""
+    _stem_table(db)
+    db.execute("INSERT INTO temp.recall_stem(t) VALUES (?)", (text,))
+    return {str(r[0]) for r in db.execute("SELECT term FROM temp.recall_stem_vocab")}
+
+
+def documents(db: sqlite3.Connection, term: str, table: str = MESSAGES) -> int:
+    """How many rows of `table` hold the stem `term` (the index's own count)."""
+    try:
+        vocab = _vocab(db, table)
+    except sqlite3.OperationalError:  # an index this database lacks holds nothing
+        return 0
+    row = db.execute(f"SELECT doc FROM temp.{vocab} WHERE term = ?", (term,)).fetchone()
+    return int(row[0]) if row else 0
 
 
 def closest(db: sqlite3.Connection, word: str, table: str = MESSAGES) -> str | None:
