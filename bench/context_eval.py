@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"no-history prompts with nothing injected: {silent}/{quiet} = {silent / quiet:.3f}")
     share = relevant / injected if injected else 1.0
     print(f"injected excerpts that are relevant: {relevant}/{injected} = {share:.3f}")
-    print(f"history prompts with their answer injected: {answered}/{asked} = {answered / asked:.3f}")
+    print(f"history prompts answered: {answered}/{asked} = {answered / asked:.3f}")
     return 0
 
 

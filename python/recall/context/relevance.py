@@ -26,8 +26,7 @@ import math
 import re
 import sqlite3
 
-CHATTER = frozenset(
-    """
+_CHATTER = """
     ok okay yes yeah yep yup no nope sure thanks thank thx ty please pls great good nice
     cool fine perfect awesome lgtm continue go ahead proceed next again now then also just
     done do did does doing run rerun running ran test tests testing fix fixed try it
@@ -39,8 +38,8 @@ CHATTER = frozenset(
     time times we us our you your me my i can could would should will shall might must
     make made need needs want wanted think know help work works working please change
     changes update updated code file files commit push merge write add added remove
-    """.split()
-)
+"""
+CHATTER = frozenset(_CHATTER.split())
 """Words of talking to an agent, about nothing in particular (beside the stop words)."""
 
 COVERAGE = 0.5
