@@ -27,8 +27,12 @@ from recall.search.query import Query, Term
 MAX_CANDIDATES = 5000
 
 
-def _osa(a: str, b: str) -> int:
-    """Optimal string alignment distance (Levenshtein plus adjacent transpositions)."""
+def _osa(a: str, b: str, limit: int | None = None) -> int:
+    """Optimal string alignment distance (Levenshtein plus adjacent transpositions); with
+    `limit`, any distance above it is returned as `limit + 1`, found as soon as a whole
+    row exceeds it (most candidates are far, and stop after a letter or two)."""
+    if limit is not None and abs(len(a) - len(b)) > limit:
+        return limit + 1
     prev2: list[int] = []
     prev = list(range(len(b) + 1))
     for i in range(1, len(a) + 1):
@@ -38,6 +42,8 @@ def _osa(a: str, b: str) -> int:
             cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
             if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
                 cur[j] = min(cur[j], prev2[j - 2] + 1)
+        if limit is not None and min(cur) > limit:
+            return limit + 1
         prev2, prev = prev, cur
     return prev[-1]
 
@@ -164,15 +170,15 @@ def _stem_edits(word: str, typed: str, term: str, allowed: int) -> int | None:
     """Edits between `term` (an indexed stem) and the typed word: stem to stem, or,
     when the typo broke the suffix the stemmer would strip ("cachong" for "caching",
     whose stem is "cach"), the typed word's start to the stem. None when too far."""
-    best = None
+    best = allowed + 1
     if abs(len(term) - len(typed)) <= allowed:
-        best = _osa(typed, term)
-    if len(term) < len(word):
+        best = _osa(typed, term, allowed)
+    # a typed word's start is compared only with stems that begin as it nearly does
+    if best and len(term) < len(word) and term[1:2] in word[1:3]:
         for cut in (len(term), len(term) + 1):
             if 3 <= cut <= len(word):
-                d = _osa(word[:cut], term)
-                best = d if best is None else min(best, d)
-    return best if best is not None and best <= allowed else None
+                best = min(best, _osa(word[:cut], term, allowed))
+    return best if best <= allowed else None
 
 
 def _nearest(db: sqlite3.Connection, word: str, table: str) -> Candidate | None:
