@@ -107,9 +107,6 @@ class Bar:
         held = stems(self.db, text) & self.known
         return sum(self.weights[k] for k in held) / whole
 
-    def relevant(self, text: str) -> bool:
-        return self.coverage(text) >= COVERAGE
-
     def clears(self, coverage: float, best: float) -> bool:
         """Whether an excerpt covering `coverage` is injected, when the best covers `best`:
         it clears the bar and stands near the best (a lesser match beside the answer is

@@ -145,12 +145,6 @@ def documents(db: sqlite3.Connection, term: str, table: str = MESSAGES) -> int:
     return int(row[0]) if row else 0
 
 
-def closest(db: sqlite3.Connection, word: str, table: str = MESSAGES) -> str | None:
-    """The indexed word nearest to `word`, as a person wrote it, if `word` is a typo of it."""
-    best = _nearest(db, word, table)
-    return best[-1] if best else None
-
-
 def _correctable(word: str) -> bool:
     """Whether `word` could be corrected at all: letters only, 4 or more of them."""
     word = word.strip(string.punctuation)
