@@ -74,3 +74,10 @@ def test_a_typo_is_corrected_to_the_word_as_written_nearest_to_it(
     doc, _ = _search(capsys, "runing memory")
     assert doc["corrected"] == "running memory"
     assert doc["results"][0]["session_id"] == "s-run"  # type: ignore[index]
+
+
+def test_the_json_keeps_what_was_typed_beside_what_was_searched(
+    indexed: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    doc, _ = _search(capsys, "lamdify printer")
+    assert doc["query"] == "lamdify printer" and doc["corrected"] == "lambdify printer"

@@ -82,8 +82,8 @@ def search(request: SearchRequest) -> Answer:
             request.messages,
             settings.weights,
         )
-    if fixed is not None:
-        outcome.output.corrected = fixed.text
+    if fixed is not None:  # `query` says what was typed, `corrected` what was searched
+        outcome.output.query, outcome.output.corrected = query.text, fixed.text
     return outcome, indexed
 
 
