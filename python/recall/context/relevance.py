@@ -12,9 +12,10 @@ silent unless the history plainly holds what the prompt is about:
   history never holds weighs as much as the rarest word it does hold, since no
   excerpt can answer it (but an incidental word must not silence every answer). An
   excerpt is relevant when the words it holds (stem to stem, as the index
-  compares them) carry at least `COVERAGE` of the prompt's weight. A match on
+  compares them) carry at least `COVERAGE` of the prompt's weight, and at
+  least `RELATIVE` of what the best excerpt covers (`Bar.clears`). A match on
   "decide" alone, or on one common word of a question about something the
-  history never mentions, is not.
+  history never mentions, is not; nor is a lesser topic beside the answer.
 
 When search marks its own weak results (issue 22's relevance bar), `gather`
 drops those first; this check stays as the prompt-side half.
