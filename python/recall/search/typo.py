@@ -224,14 +224,20 @@ def _forms(db: sqlite3.Connection, term: str, table: str) -> set[str]:
     does not stem again (the stem "databas", asked as a word, is stemmed to "databa")."""
     quoted = '"' + term.replace('"', '""') + '"*'
     found: set[str] = set()
-    for (text,) in db.execute(
-        f"SELECT highlight({table}, 0, char(2), char(3)) FROM {table}"
-        f" WHERE {table} MATCH ? LIMIT {FORMS}",
-        (quoted,),
+    columns = ", ".join(
+        f"highlight({table}, {n}, char(2), char(3))" for n in range(COLUMNS.get(table, 1))
+    )
+    for row in db.execute(
+        f"SELECT {columns} FROM {table} WHERE {table} MATCH ? LIMIT {FORMS}", (quoted,)
     ):
-        for piece in str(text).split("\x02")[1:]:
-            found.add(piece.split("\x03", 1)[0].lower())
+        for text in row:
+            for piece in str(text or "").split("\x02")[1:]:
+                found.add(piece.split("\x03", 1)[0].lower())
     return found
+
+
+COLUMNS = {"file_chunks_fts": 2}
+"""Indexed columns of the indexes with more than one (file chunks: heading, text)."""
 
 
 def correct(
