@@ -143,7 +143,9 @@ def test_never_over_budget_nor_over_a_cap_with_huge_memories(
 
 
 def test_a_huge_prompt_is_searched_by_its_start(history: Path) -> None:
-    prompt = "payments retry " + "lorem ipsum dolor " * 200_000
+    # filler with nothing to look up: words the history never holds would weigh against
+    # every excerpt (context.relevance), and this test is about the prompt's size
+    prompt = "payments retry " + "ok, continue " * 250_000
     code, out = _context({"cwd": "/path/to/Demo", "prompt": prompt}, "--event", "prompt-submit")
     assert code == 0 and "[session demo-" in out
 

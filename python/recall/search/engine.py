@@ -5,8 +5,10 @@
 another computer asking the same question get the same answer. It checks the
 request once (`request.checked`), fills what the request leaves to the
 config (fusion, decay, source weights), names the agents as the index spells
-them, parses and vets the query once and hands it to every source
-(`search.asked`), and says whether anything it searches is indexed at all.
+them, parses and vets the query once, corrects its typos before any source
+runs (each word that matches nothing in any index and is no English word, on
+its own, `search.typo`), hands it to every source (`search.asked`), and says
+whether anything it searches is indexed at all.
 
 This is the top of the search layer: it opens the index (`store`) and knows
 the agents recall reads (`agents`), which the ranking modules below it never do.
@@ -63,9 +65,13 @@ def search(request: SearchRequest) -> Answer:
             until=request.until,
         )
         indexed = _indexed(db, request.scope)
+        asked = Asked(db, query, TABLES[request.scope])
+        fixed = asked.corrected()
+        if fixed is not None:  # a word matched nothing anywhere: the word meant is asked
+            asked = Asked(db, fixed, TABLES[request.scope])
         outcome = run(
             db,
-            Asked(db, query, TABLES[request.scope]),
+            asked,
             filters,
             request.limit,
             computer_name(),
@@ -76,6 +82,8 @@ def search(request: SearchRequest) -> Answer:
             request.messages,
             settings.weights,
         )
+    if fixed is not None:  # `query` says what was typed, `corrected` what was searched
+        outcome.output.query, outcome.output.corrected = query.text, fixed.text
     return outcome, indexed
 
 
