@@ -29,6 +29,7 @@ pub mod claude_text;
 pub mod codex;
 pub mod codex_text;
 pub mod copilot;
+pub mod cursor;
 pub mod gemini;
 pub mod gemini_text;
 pub mod jsonlines;

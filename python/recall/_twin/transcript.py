@@ -18,6 +18,8 @@ def parse_transcript(
         from recall._twin.gemini import parse
     elif agent == "copilot":
         from recall._twin.copilot import parse
+    elif agent == "cursor":
+        from recall._twin.cursor import parse
     elif agent in ("pi", "openclaw"):
         from recall._twin.pi import parse as parse_pi
 
@@ -27,6 +29,6 @@ def parse_transcript(
     else:
         raise ValueError(
             f"no transcript parser for agent {agent!r}"
-            " (known: claude, codex, copilot, gemini, openclaw, pi, qwen)"
+            " (known: claude, codex, copilot, cursor, gemini, openclaw, pi, qwen)"
         )
     return flatten(parse(origin, data, base, state))
