@@ -99,9 +99,9 @@ def start(env: dict[str, str]) -> tuple[subprocess.Popen[bytes], int]:
 
 
 def fan_out(root: Path, runs: int, daemons: dict[str, int]) -> None:
-    from recall.cli.search import local_search
     from recall.peers.fanout import search_computers
-    from recall.peers.protocol import SearchRequest
+    from recall.search.engine import search as local_search
+    from recall.search.request import SearchRequest
 
     client = env_for(root, "client", "none")
     for name in COMPUTERS:
@@ -118,14 +118,14 @@ def fan_out(root: Path, runs: int, daemons: dict[str, int]) -> None:
     one, three = [], []
     for _ in range(runs):
         for q in QUERIES:
-            req = SearchRequest(q=q, limit=10, mode="keyword")
+            req = SearchRequest(text=q, limit=10, mode="keyword", computers=list(COMPUTERS))
             os.environ.update(env_for(root, "laptop", "none"))
             started = time.perf_counter()
             local_search(req)
             one.append(time.perf_counter() - started)
             os.environ.update(client)
             started = time.perf_counter()
-            outcome, _ = search_computers(req, list(COMPUTERS), local_search)
+            outcome, _ = search_computers(req, local_search)
             three.append(time.perf_counter() - started)
             assert not outcome.output.errors, outcome.output.errors
     p50, p95 = pct(one, 50) * 1000, pct(one, 95) * 1000

@@ -69,6 +69,15 @@ def recall_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         "QWEN_RUNTIME_DIR",
         "XDG_DATA_HOME",
         "XDG_CONFIG_HOME",
+        "APPDATA",
+        "LOCALAPPDATA",
+        "CURSOR_CONFIG_DIR",
+        "OPENCODE_DB",
+        "CLINE_SESSION_DATA_DIR",
+        "CLINE_DATA_DIR",
+        "GOOSE_PATH_ROOT",
+        "CRUSH_GLOBAL_DATA",
+        "CONTINUE_GLOBAL_DIR",
     ):
         monkeypatch.delenv(var, raising=False)
     return home

@@ -181,3 +181,21 @@ def test_peers_sit_below_the_surfaces_and_above_search() -> None:
     for layer in ("recall.peers", "recall.serve"):
         users = {m for m in _importers(layer) if not m.startswith(surfaces)}
         assert not users, f"modules below the surfaces importing {layer}: {sorted(users)}"
+
+
+def test_nothing_below_the_cli_imports_the_cli() -> None:
+    """`recall.cli` is a surface over the engine (`search.engine`), never its home: the
+    daemon, MCP, context, peers and everything else reach search without it."""
+    users = {m for m in _importers("recall.cli") if not m.startswith("recall.cli")}
+    users.discard("recall.__main__")  # `python -m recall` is the command line itself
+    assert not users, f"modules outside recall.cli importing it: {sorted(users)}"
+
+
+def test_every_surface_searches_through_the_engine() -> None:
+    """The CLI, MCP, the daemon's routes and context call `search.engine.search`; only the
+    engine calls the ranking's entry (`search.sources.run`)."""
+    for surface in ("recall.cli.search", "recall.mcp.history", "recall.serve.routes"):
+        assert "recall.search.engine" in _imports(MODULES[surface]), surface
+    assert "recall.search.engine" in _imports(MODULES["recall.context.gather"])
+    runners = {m for m, hits in _importers("recall.search.sources").items() if hits}
+    assert runners <= {"recall.search.engine", "recall.peers.merge"}, sorted(runners)

@@ -242,3 +242,21 @@ def test_a_bigger_budget_never_gives_less(fmt: str, excerpts: int) -> None:
     assert sizes == sorted(sizes) and sizes[-1] > 0
     if fmt == "claude":
         assert sizes[-1] > 9000  # a big budget fills the cap, not nothing
+
+
+def test_a_fifo_at_memory_md_is_passed_over_and_the_rest_still_comes(
+    history: Path, hook_payloads: Path
+) -> None:
+    """A named pipe nobody writes to would block an open() for ever: the hook would say
+    nothing at all (its deadline) instead of the recent sessions it has."""
+    import os
+
+    os.mkfifo(history / "MEMORY.md")
+    started = time.monotonic()
+    code, out = _context(
+        _fixture(hook_payloads, "claude-session-start.json"), "--event", "session-start"
+    )
+    assert code == 0
+    assert time.monotonic() - started < 1.0
+    assert "From MEMORY.md:" not in out
+    assert "Recent sessions in /path/to/Demo:" in out

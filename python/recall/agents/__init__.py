@@ -8,9 +8,12 @@ from recall.agents.base import Adapter
 from recall.agents.claude import ClaudeAdapter
 from recall.agents.cline import ClineAdapter, RooAdapter
 from recall.agents.codex import CodexAdapter
+from recall.agents.continuedev import ContinueAdapter
 from recall.agents.copilot import CopilotAdapter
+from recall.agents.crush import CrushAdapter
 from recall.agents.cursor import CursorAdapter
 from recall.agents.gemini import GeminiAdapter
+from recall.agents.goose import GooseAdapter
 from recall.agents.jsonl_import import JsonlImportAdapter
 from recall.agents.opencode import OpenCodeAdapter
 from recall.agents.pi import OpenClawAdapter, PiAdapter
@@ -31,6 +34,9 @@ ADAPTERS: dict[str, Adapter] = {
         OpenClawAdapter(),
         PiAdapter(),
         QwenAdapter(),
+        GooseAdapter(),
+        CrushAdapter(),
+        ContinueAdapter(),
     )
 }
 """Agents whose transcripts `recall sync` discovers."""

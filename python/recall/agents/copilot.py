@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from recall.agent_homes import copilot_home
-from recall.agents.base import decode_json
 from recall.agents.transcript import Origin, parse_transcript
+from recall.jsonlines import sniff_json
 from recall.safeio import open_regular, read_head
 from recall.textutil import scrub
 from recall.types import TITLE_AGENT, Parsed
@@ -98,6 +98,8 @@ def _session_dir(path: Path) -> bool:
 class CopilotAdapter:
     name = "copilot"
     incremental = True
+    resume: tuple[str, ...] = ()
+    """No command is known to reopen a session by id (docs/agents.md, "Resuming")."""
 
     def default_roots(self) -> list[Path]:
         return [copilot_home(Path.home()) / "session-state"]
@@ -117,7 +119,7 @@ class CopilotAdapter:
         if "/.copilot/" in path.as_posix() and "session-state" in path.parts:
             return True
         try:
-            obj = decode_json(read_head(path, _SNIFF_BYTES).split(b"\n", 1)[0])
+            obj = sniff_json(read_head(path, _SNIFF_BYTES).split(b"\n", 1)[0])
         except (OSError, ValueError):
             return False
         kind = obj.get("type") if isinstance(obj, dict) else None

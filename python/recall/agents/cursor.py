@@ -145,6 +145,8 @@ class CursorAdapter:
     name = AGENT
     incremental = True
     """JSONL transcripts resume from an offset; `.txt` ones are read whole."""
+    resume: tuple[str, ...] = ()
+    """No command is known to reopen a session by id (docs/agents.md, "Resuming")."""
 
     def default_roots(self) -> list[Path]:
         home = Path.home()

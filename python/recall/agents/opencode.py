@@ -296,6 +296,8 @@ class OpenCodeAdapter:
 
     name = AGENT
     incremental = False
+    resume: tuple[str, ...] = ()
+    """No command is known to reopen a session by id (docs/agents.md, "Resuming")."""
 
     def default_roots(self) -> list[Path]:
         return opencode_roots(Path.home())

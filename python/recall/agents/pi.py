@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from recall.agent_homes import openclaw_homes, pi_homes
-from recall.agents.base import decode_json
 from recall.agents.transcript import Origin, parse_branching
+from recall.jsonlines import sniff_json
 from recall.safeio import read_head
 from recall.textutil import scrub
 from recall.types import Parsed
@@ -31,7 +31,7 @@ def _header(path: Path) -> dict[str, Any] | None:
     """The file's first line when it is a Pi session header."""
     try:
         head = read_head(path, _SNIFF_BYTES)
-        obj = decode_json(head.split(b"\n", 1)[0])
+        obj = sniff_json(head.split(b"\n", 1)[0])
     except (OSError, ValueError):
         return None
     if isinstance(obj, dict) and obj.get("type") == "session" and "id" in obj:
@@ -51,6 +51,8 @@ class _PiFamily:
     marker: str
     """A folder only this agent's paths hold (`/.pi/`, `/.openclaw/`)."""
     incremental = True
+    resume: tuple[str, ...] = ()
+    """No command is known to reopen a session by id (docs/agents.md, "Resuming")."""
 
     def default_roots(self) -> list[Path]:
         raise NotImplementedError

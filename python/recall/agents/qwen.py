@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from recall.agent_homes import qwen_homes
-from recall.agents.base import decode_json
 from recall.agents.transcript import Origin, parse_branching
+from recall.jsonlines import sniff_json
 from recall.safeio import read_head
 from recall.textutil import scrub
 from recall.types import Parsed
@@ -31,7 +31,7 @@ def _looks_like_qwen(head: bytes) -> bool:
     where Qwen's (a Gemini `Content`) has `parts`, and only Qwen writes `systemPayload`."""
     for raw in head.split(b"\n")[:_SNIFF_LINES]:
         try:
-            obj = decode_json(raw)
+            obj = sniff_json(raw)
         except ValueError:
             continue
         if not isinstance(obj, dict) or "uuid" not in obj or "sessionId" not in obj:
@@ -47,6 +47,8 @@ def _looks_like_qwen(head: bytes) -> bool:
 class QwenAdapter:
     name = "qwen"
     incremental = True
+    resume: tuple[str, ...] = ()
+    """No command is known to reopen a session by id (docs/agents.md, "Resuming")."""
 
     def default_roots(self) -> list[Path]:
         roots = []

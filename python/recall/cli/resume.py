@@ -77,7 +77,7 @@ def hint(session_ref: str, agent: str) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from recall.cli.search import known_agents
+    from recall.search.engine import known_agents
     from recall.store import open_reader
     from recall.store.queries import resolve_session, split_ref
 

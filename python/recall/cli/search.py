@@ -1,18 +1,16 @@
-"""`recall search`: keyword, semantic or hybrid search over every mirror."""
+"""`recall search`: the command line as a `SearchRequest`, answered by `search.engine`
+(or, with `--computer`, by every computer named), and rendered."""
 
 from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from recall.peers.protocol import SearchRequest
-    from recall.search.modes import Outcome
-    from recall.search.results import Filters
+from typing import Any
 
 
 def add_parser(subs: Any) -> None:
+    from recall.search.request import FUSIONS, MODES, SCOPES
+
     p = subs.add_parser("search", help="search past conversations")
     p.add_argument("query", nargs="+", help='words, "a phrase", prefix*, -exclude')
     p.add_argument(
@@ -31,7 +29,7 @@ def add_parser(subs: Any) -> None:
     )
     p.add_argument(
         "--scope",
-        choices=("all", "sessions", "memories", "daily", "files"),
+        choices=SCOPES,
         default="all",
         help="sources: sessions, memories (+ MEMORY.md), daily logs, guidance files; default all",
     )
@@ -49,13 +47,13 @@ def add_parser(subs: Any) -> None:
     # --- semantic search ---
     p.add_argument(
         "--mode",
-        choices=("keyword", "semantic", "hybrid"),
+        choices=MODES,
         default=None,
         help="ranking (default: hybrid when messages are embedded, else keyword)",
     )
     p.add_argument(
         "--fusion",
-        choices=("rrf", "weighted", "0.4/0.6", "0.3/0.7"),
+        choices=FUSIONS,
         default=None,
         help="hybrid merge: reciprocal-rank fusion (default) or keyword/vector score weights",
     )
@@ -97,41 +95,39 @@ def run(args: argparse.Namespace) -> int:
     )
     from recall.cli.sources import source_lines
     from recall.config import embedding_provider
-    from recall.errors import UsageError
-    from recall.peers.protocol import SearchRequest
-    from recall.search.results import MAX_LIMIT, plain
+    from recall.search.engine import search
+    from recall.search.request import SearchRequest, checked, when
+    from recall.search.results import plain
     from recall.textutil import printable
-    from recall.timeutil import parse_when
 
-    if not 1 <= args.limit <= MAX_LIMIT:
-        raise UsageError(f"--limit must be between 1 and {MAX_LIMIT}")
     query = " ".join(args.query)
-    if not query.strip():
-        raise UsageError("the query is empty: give words to search for")
-    request = SearchRequest(
-        q=query,
-        agents=args.agent,
-        project=project_arg(args.project),
-        since=parse_when(args.since) if args.since is not None else None,
-        until=parse_when(args.until) if args.until is not None else None,
-        limit=args.limit,
-        mode=args.mode,
-        fusion=args.fusion,
-        decay=args.decay,
-        messages=args.messages,
-        scope=args.scope,
+    request = checked(
+        SearchRequest(
+            text=query,
+            scope=args.scope,
+            mode=args.mode,
+            fusion=args.fusion,
+            decay=args.decay,
+            agents=args.agent,
+            project=args.project,
+            computers=args.computer or [],
+            since=when(args.since) if args.since is not None else None,
+            until=when(args.until, end=True) if args.until is not None else None,
+            limit=args.limit,
+            messages=args.messages,
+        )
     )
     # --- across computers (docs/serve.md) ---
-    if args.computer:
+    if request.computers:
         from recall.peers.fanout import search_computers
 
-        outcome, indexed = search_computers(request, args.computer, local_search)
+        outcome, indexed = search_computers(request, search)
     elif args.mode == "keyword" or embedding_provider() == "none":  # no model: nothing to ask
-        outcome, indexed = local_search(request)
+        outcome, indexed = search(request)
     else:  # a running daemon has the model loaded already
         from recall.peers.warm import ask_daemon
 
-        outcome, indexed = ask_daemon(request) or local_search(request)
+        outcome, indexed = ask_daemon(request) or search(request)
     for error in outcome.output.errors:
         sys.stderr.write(printable(f"recall: {error['computer']}: {error['error']}") + "\n")
     if outcome.note:
@@ -163,118 +159,6 @@ def run(args: argparse.Namespace) -> int:
     if footer := next_steps(out.results, ids):
         print(printable(footer))
     return 0
-
-
-def search(
-    query: str,
-    filters: Filters,
-    limit: int,
-    mode: str | None = None,
-    fusion: str | None = None,
-    decay: float | None = None,
-    messages: bool = False,
-    scope: str = "all",
-) -> tuple[Outcome, bool]:
-    """One search as `recall search` runs it (the agents named as the index spells them,
-    fusion, decay and source weights from the config unless given), over the sources of
-    `scope` (docs/memory.md), and whether anything it searches is indexed (sessions, when it
-    searches sessions). The MCP server
-    calls this too, so the agent's tool and the CLI answer alike."""
-    from recall.cli.sources import source_vectors
-    from recall.config import computer_name, load_config
-    from recall.errors import UsageError
-    from recall.search.sources import run as run_sources
-    from recall.store import open_reader
-
-    settings = load_config().search
-    fusion = fusion or settings.fusion
-    decay = settings.decay if decay is None else decay
-    if fusion not in ("rrf", "weighted", "0.4/0.6", "0.3/0.7"):
-        raise UsageError(f"fusion must be rrf, weighted, 0.4/0.6 or 0.3/0.7, not {fusion!r}")
-    if not 0 <= decay < float("inf"):  # also refuses NaN
-        raise UsageError("--decay must be a finite number, 0 or more")
-    with open_reader() as store:
-        filters.agents = known_agents(store.conn, filters.agents)
-        # a scope with sessions needs sessions: memories alone do not make them searchable
-        tables = ("sessions",) if scope in ("all", "sessions") else ("memories", "files")
-        indexed = (
-            store.conn.execute(
-                " UNION ALL ".join(f"SELECT 1 FROM {t}" for t in tables) + " LIMIT 1"
-            ).fetchone()
-            is not None
-        )
-        outcome = run_sources(
-            store.conn,
-            query,
-            filters,
-            limit,
-            computer_name(),
-            scope,
-            mode,
-            fusion,
-            decay,
-            messages,
-            settings.weights,
-            source_vectors(mode),
-        )
-    return outcome, indexed
-
-
-def local_search(request: SearchRequest) -> tuple[Outcome, bool]:
-    """`search` for a request as the CLI builds it and as it comes off the wire: what
-    `recall search` runs in-process and what `recall serve` answers with (snippets keep
-    their highlight marks)."""
-    from recall.search.results import Filters
-
-    filters = Filters(
-        agents=list(request.agents),
-        project=request.project,
-        since=request.since,
-        until=request.until,
-    )
-    return search(
-        request.q,
-        filters,
-        request.limit,
-        request.mode,
-        request.fusion,
-        request.decay,
-        request.messages,
-        request.scope,
-    )
-
-
-def project_arg(value: str | None) -> str | None:
-    """A `--project` value as the index spells paths: `.`, `..`, `./x` and `~` made absolute,
-    trailing separators dropped (`/tmp/x/` means `/tmp/x`). Search and forget both use it."""
-    import os
-
-    if value is None:
-        return None
-    path = value.strip()
-    if path in (".", "..") or path.startswith(("./", "../", ".\\", "..\\", "~")):
-        path = os.path.abspath(os.path.expanduser(path))
-    return path.rstrip("/\\") or path[:1]
-
-
-def known_agents(db: Any, asked: list[str]) -> list[str]:
-    """`--agent` values as the index spells them (any case); an unknown one is a usage error
-    naming the agents recall reads and those the index holds (only the agents recall
-    syncs when `db` is None). Every subcommand's `--agent` goes through here."""
-    from recall.agents import ADAPTERS, IMPORT
-    from recall.errors import UsageError
-
-    known = set(ADAPTERS)
-    if db is not None:
-        known |= {IMPORT.name, *(r[0] for r in db.execute("SELECT DISTINCT agent FROM sessions"))}
-    by_case = {name.casefold(): name for name in known}
-    out = []
-    for name in asked:
-        match = by_case.get(name.strip().casefold())
-        if match is None:
-            raise UsageError(f"unknown agent {name!r} (known: {', '.join(sorted(known))})")
-        out.append(match)
-    return out
 
 
 def _in_force(args: argparse.Namespace) -> str:

@@ -33,9 +33,10 @@ class Facts(Record):
 
 def memory_head(path: Path) -> list[str]:
     """MEMORY.md's first lines (up to MEMORY_READ bytes), blank runs folded; [] when absent."""
-    try:
-        with path.open("rb") as fh:
-            raw = fh.read(MEMORY_READ)
+    from recall.safeio import read_head
+
+    try:  # a FIFO or device left at MEMORY.md must not hold up the agent's prompt
+        raw = read_head(path, MEMORY_READ)
     except OSError:
         return []
     text = raw.decode("utf-8", errors="ignore")
@@ -126,13 +127,15 @@ def prompt_query(prompt: str, terms: int = PROMPT_TERMS, longest: bool = True) -
 def matching(prompt: str, limit: int, skip_session: str | None) -> Facts:
     """Past messages, memories and notes that match the prompt (prompt submit), this
     session's own messages and MEMORY.md (its head is sent whole) excluded."""
-    from recall.cli.search import search
-    from recall.search.results import Filters, plain
+    from recall.search.engine import search
+    from recall.search.request import SearchRequest
+    from recall.search.results import plain
 
     query = prompt_query(prompt)
     if not query:
         return Facts()
-    outcome, _ = search(query, Filters(), limit + 5, mode="keyword", messages=True)
+    request = SearchRequest(text=query, mode="keyword", limit=limit + 5, messages=True)
+    outcome, _ = search(request)
     lines = []
     whole = _wholes(outcome.output.results)
     for n, r in enumerate(outcome.output.results):

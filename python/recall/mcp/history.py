@@ -2,13 +2,13 @@
 
 Arguments are checked the way seed 000's search_history checks them, with
 its wording, so a model that sent a bad value reads what to send instead.
-Results are `recall search --messages --json`'s, through the same function.
+Results are `recall search --messages --json`'s: the same `SearchRequest`, handed to
+the same engine (`search.engine.search`).
 """
 
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta
 from typing import Any
 
 from recall.mcp.tools import Tool, ToolError
@@ -100,9 +100,13 @@ def history_tools() -> list[Tool]:
 
 
 def search_history(args: dict[str, Any]) -> dict[str, Any]:
-    from recall.cli.search import search
+    """`recall search --messages --json`'s answer to the tool's arguments: the same request
+    record, engine, date bounds and project normaliser."""
+    from recall.errors import UsageError
     from recall.record import to_builtins
-    from recall.search.results import Filters, plain
+    from recall.search.engine import search
+    from recall.search.request import SearchRequest
+    from recall.search.results import plain
 
     query = _text(args.get("query"))
     if not query:
@@ -110,17 +114,21 @@ def search_history(args: dict[str, Any]) -> dict[str, Any]:
     scope = (_text(args.get("scope")) or "all").lower()
     if scope not in SCOPES:
         raise ToolError(f"Invalid scope '{scope}'. Must be one of: {', '.join(SCOPES)}")
-    since = _day(args.get("date_from"))
-    until = _day(args.get("date_to"))
-    limit = _count(args.get("max_results"))
     agent = _text(args.get("agent"))
-    filters = Filters(
+    request = SearchRequest(
+        text=query,
+        scope=SCOPES[scope],
         agents=[agent] if agent else [],
         project=_text(args.get("project")) or None,
-        since=since,
-        until=None if until is None else (_next_day(until)),
+        since=_day(args.get("date_from"), "date_from"),
+        until=_day(args.get("date_to"), "date_to"),
+        limit=_count(args.get("max_results")),
+        messages=True,
     )
-    outcome, indexed = search(query, filters, limit, messages=True, scope=SCOPES[scope])
+    try:
+        outcome, indexed = search(request)
+    except UsageError as exc:
+        raise ToolError(str(exc)) from None
     out = outcome.output
     for r in out.results:
         r.snippet = plain(r.snippet)
@@ -202,8 +210,12 @@ def _count(value: Any) -> int:
     return min(max(value, 1), MAX_RESULTS)
 
 
-def _day(value: Any) -> float | None:
-    """A YYYY-MM-DD date as the epoch of its local midnight."""
+def _day(value: Any, name: str) -> float | None:
+    """A YYYY-MM-DD date as `recall search --since/--until` reads it: date_from from its
+    local midnight, date_to to the end of that day (inclusive; `search.request.when`)."""
+    from recall.errors import UsageError
+    from recall.search.request import when
+
     if value is None:
         return None
     text = value.strip() if isinstance(value, str) else str(value)
@@ -212,15 +224,6 @@ def _day(value: Any) -> float | None:
     if not _DATE.fullmatch(text):
         raise ToolError(f"Date must be in YYYY-MM-DD format: {text}")
     try:
-        return datetime.strptime(text, "%Y-%m-%d").astimezone().timestamp()
-    except (ValueError, OverflowError, OSError):
+        return when(text, end=name == "date_to")
+    except UsageError:
         raise ToolError(f"Invalid date: {text}") from None
-
-
-def _next_day(midnight: float) -> float:
-    """The end of the day that starts at `midnight` (date_to is inclusive)."""
-    day = datetime.fromtimestamp(midnight).astimezone()
-    try:
-        return (day + timedelta(days=1)).timestamp() - 0.001
-    except OverflowError:  # 9999-12-31 has no next day
-        raise ToolError(f"Invalid date_to: {day:%Y-%m-%d} (the last day is 9999-12-30)") from None

@@ -16,9 +16,10 @@ from typing import TYPE_CHECKING, Any
 from recall import config
 from recall.peers.client import PeerError
 from recall.peers.merge import merge
-from recall.peers.protocol import SEARCH, SearchRequest
+from recall.peers.protocol import SEARCH, search_params
 from recall.peers.registry import resolve, target
 from recall.peers.wire import outcome_of
+from recall.search.request import SearchRequest
 from recall.search.results import SearchOutput
 
 if TYPE_CHECKING:
@@ -29,17 +30,19 @@ LocalSearch = Callable[[SearchRequest], Answer]
 
 
 def _ask_peer(peer: config.PeerConfig, request: SearchRequest) -> Answer:
-    answer = outcome_of(target(peer).get_json(SEARCH, [*request.params(), ("marks", "1")]))
+    answer = outcome_of(target(peer).get_json(SEARCH, [*search_params(request), ("marks", "1")]))
     for r in answer[0].output.results:
         r.computer = peer.name  # the name `--computer` and `show --computer` take
     return answer
 
 
-def search_computers(request: SearchRequest, names: list[str], local: LocalSearch) -> Answer:
-    """Every named computer's results, tagged and merged into one ranking, plus failures."""
+def search_computers(request: SearchRequest, local: LocalSearch) -> Answer:
+    """Every computer `request.computers` names, its results tagged and merged into one
+    ranking (each computer's own order kept), plus failures. `local` is this computer's
+    search (`search.engine.search`), asked through its warm daemon when one runs."""
     from recall.search.modes import Outcome
 
-    here, chosen = resolve(names)
+    here, chosen = resolve(request.computers)
     jobs: list[tuple[str, float, Callable[[], Answer]]] = []
     if here:
         from recall.peers.warm import ask_daemon
@@ -84,7 +87,7 @@ def search_computers(request: SearchRequest, names: list[str], local: LocalSearc
             corrected = corrected or outcome.output.corrected
             if outcome.note:
                 notes.append(outcome.note if len(jobs) == 1 else f"{name}: {outcome.note}")
-    results = merge(request.q, lists, request.limit)
-    output = SearchOutput(request.q, len(results), results, errors=errors, corrected=corrected)
+    results = merge(request.text, lists, request.limit)
+    output = SearchOutput(request.text, len(results), results, errors=errors, corrected=corrected)
     mode = modes.pop() if len(modes) == 1 else "mixed"
     return Outcome(output, mode, "; ".join(notes) or None), indexed

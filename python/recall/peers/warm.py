@@ -15,11 +15,12 @@ from typing import TYPE_CHECKING
 
 from recall import config
 from recall.errors import ConfigError, NotFoundError, UsageError
-from recall.peers.protocol import SEARCH, SearchRequest, running_daemon
+from recall.peers.protocol import SEARCH, running_daemon, search_params
 
 if TYPE_CHECKING:
     from recall.peers.client import Target
     from recall.search.modes import Outcome
+    from recall.search.request import SearchRequest
 
 TIMEOUT = 60.0
 
@@ -73,7 +74,7 @@ def ask_daemon(request: SearchRequest) -> tuple[Outcome, bool] | None:
     from recall.peers.wire import outcome_of
 
     try:
-        data = daemon.get_json(SEARCH, [*request.params(), ("marks", "1")])
+        data = daemon.get_json(SEARCH, [*search_params(request), ("marks", "1")])
         return outcome_of(data)
     except PeerError as exc:
         text = str(exc)

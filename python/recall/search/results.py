@@ -7,6 +7,11 @@ from recall.record import Record, field
 HL_START, HL_END = "\x02", "\x03"
 """Highlight markers in snippets; the CLI renders them (bold on a terminal)."""
 MAX_LIMIT = 200
+POOL = 50
+"""How many results each source ranks before a search's results are cut to its limit,
+whatever the limit: fallback passes run when a source found fewer than this, and sources
+are merged from lists this long, so a larger limit shows more of one ranking rather than a
+different one (issue 20). A merged search shows at most this many per source."""
 
 
 class Filters(Record):

@@ -99,6 +99,12 @@ def closest(db: sqlite3.Connection, word: str, table: str = MESSAGES) -> str | N
     dropped letter ("redis" never becomes "red"), and among equally close
     candidates the one in most messages wins.
     """
+    best = _nearest(db, word, table)
+    return best[2] if best else None
+
+
+def _nearest(db: sqlite3.Connection, word: str, table: str) -> tuple[int, int, str] | None:
+    """`closest`'s candidate as (edits, -documents, stem), to compare across indexes."""
     word = word.lower().strip(string.punctuation)
     if len(word) < 4 or not word.isalpha():
         return None
@@ -106,7 +112,10 @@ def closest(db: sqlite3.Connection, word: str, table: str = MESSAGES) -> str | N
     allowed = _allowed(word)
     if not allowed:
         return None
-    vocab = _vocab(db, table)
+    try:
+        vocab = _vocab(db, table)
+    except sqlite3.OperationalError:  # an index this database lacks has no words
+        return None
     rows = db.execute(
         f"SELECT term, doc FROM temp.{vocab} WHERE term >= ? AND term < ? LIMIT ?",
         (typed[:1], typed[:1] + "\U0010ffff", MAX_CANDIDATES),
@@ -122,7 +131,7 @@ def closest(db: sqlite3.Connection, word: str, table: str = MESSAGES) -> str | N
             key = (d, -int(docs), term)
             if best is None or key < best:
                 best = key
-    return best[2] if best else None
+    return best
 
 
 def shown_word(db: sqlite3.Connection, term: str, table: str = MESSAGES) -> str:
@@ -139,8 +148,12 @@ def shown_word(db: sqlite3.Connection, term: str, table: str = MESSAGES) -> str:
     return term
 
 
-def correct(db: sqlite3.Connection, terms: list[Term], table: str = MESSAGES) -> Query | None:
-    """The query with each word that matches nothing replaced by its closest term, or None."""
+def correct(
+    db: sqlite3.Connection, terms: list[Term], tables: tuple[str, ...] = INDEXES
+) -> Query | None:
+    """The query with each word that matches nothing in any source replaced by its
+    closest word in `tables` (the nearest, then the most frequent, across them), or None.
+    A search runs this once and hands the result to every source (`search.engine`)."""
     changed = False
     fixed: list[Term] = []
     for term in terms:
@@ -151,8 +164,9 @@ def correct(db: sqlite3.Connection, terms: list[Term], table: str = MESSAGES) ->
             and not term.prefix
             and not found_anywhere(db, text)
         ):
-            close = closest(db, text, table)
-            if close:
+            found = [(hit, table) for table in tables if (hit := _nearest(db, text, table))]
+            if found:
+                (_, _, close), table = min(found)
                 text, changed = shown_word(db, close, table), True
         fixed.append(Term(text, phrase=term.phrase, prefix=term.prefix, negated=term.negated))
     if not changed:
