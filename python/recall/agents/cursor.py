@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from recall import _accel
+from recall.agent_cli import RESUME
 from recall.agent_homes import app_data_dirs, cursor_homes
 from recall.agents import cursor_db
 from recall.agents.base import StoredSession
@@ -145,7 +146,7 @@ class CursorAdapter:
     name = AGENT
     incremental = True
     """JSONL transcripts resume from an offset; `.txt` ones are read whole."""
-    resume: tuple[str, ...] = ()
+    resume = RESUME["cursor"]
     """No command is known to reopen a session by id (docs/agents.md, "Resuming")."""
 
     def default_roots(self) -> list[Path]:
