@@ -6,7 +6,8 @@ below the adapters, so `search` can say how to resume without importing any
 adapter; each adapter's `resume` reads its entry. An agent missing here has
 no command that takes a session id: OpenClaw's `tui --session` takes a
 gateway session key, Cline and Roo Code reopen tasks only from the editor's
-history, Continue's `cn --resume` only the terminal's last session.
+history, Continue's `cn --resume` only the terminal's last session, Aider's
+`--restore-chat-history` the folder's whole history file.
 """
 
 from __future__ import annotations
@@ -22,4 +23,5 @@ RESUME: dict[str, tuple[str, ...]] = {
     "pi": ("pi", "--session"),  # a session file or (partial) UUID, looked up in the project
     "goose": ("goose", "session", "--resume", "--session-id"),
     "crush": ("crush", "--session"),  # `-s`: the session id, in the project's `.crush/`
+    "antigravity": ("agy", "--conversation"),  # the conversation folder's id
 }

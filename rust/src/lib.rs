@@ -24,6 +24,7 @@ pub use dedup::{dedup, ThresholdError};
 pub use tokenize::tokenize;
 
 // --- transcript parsing ---
+pub mod antigravity;
 pub mod claude;
 pub mod claude_text;
 pub mod codex;

@@ -113,6 +113,7 @@ EXPECTED = {
     "pi": ["pi", "--session"],
     "goose": ["goose", "session", "--resume", "--session-id"],
     "crush": ["crush", "--session"],
+    "antigravity": ["agy", "--conversation"],
 }
 """Each agent's resume command as its documentation gives it (docs/agents.md, "Resuming")."""
 
@@ -129,7 +130,7 @@ def test_every_agent_with_a_resume_command_gets_it_and_the_others_say_why_not() 
             continue
         with pytest.raises(UsageError, match=f"^{name} has no command that reopens a session"):
             plan_for("s1", name, "/w", None)
-    assert {"openclaw", "cline", "roo", "continue"} <= set(ADAPTERS) - set(EXPECTED)
+    assert {"openclaw", "cline", "roo", "continue", "aider"} <= set(ADAPTERS) - set(EXPECTED)
 
 
 @pytest.mark.skipif(os.name == "nt", reason="the printed command is a POSIX shell's")

@@ -34,7 +34,7 @@ def fixture_files(documents: bool = True) -> list[Any]:
     """
     root = require_fixtures()
     out = []
-    for agent in ("claude", "codex", "gemini", "copilot", "cursor"):
+    for agent in ("claude", "codex", "gemini", "copilot", "cursor", "antigravity"):
         for path in sorted((root / agent).rglob("*.json*")):
             if path.name.endswith(".meta.json"):
                 continue

@@ -357,6 +357,25 @@ cursor_line = st.one_of(
     obj(("type",), type=st.just("turn_ended"), status=ids),
 )
 
+# --- Antigravity CLI steps ------------------------------------------------------------
+antigravity_texts = st.one_of(
+    texts,
+    texts.map(lambda t: f"<USER_REQUEST>\n{t}\n</USER_REQUEST>\n<USER_SETTINGS_CHANGE>x"),
+    st.tuples(texts, texts).map(lambda p: f"{p[0]}<ADDITIONAL_METADATA>{p[1]}"),
+)
+antigravity_line = obj(
+    ("type",),
+    step_index=st.integers(0, 20),
+    source=st.sampled_from(["USER_EXPLICIT", "MODEL", "SYSTEM", "novel"]),
+    type=st.sampled_from(
+        ["USER_INPUT", "PLANNER_RESPONSE"] * 3 + ["RUN_COMMAND", "CHECKPOINT", "novel"]
+    ),
+    created_at=stamps,
+    content=antigravity_texts,
+    thinking=texts,
+    tool_calls=st.just([{"name": "list_dir", "args": {}}]),
+)
+
 # --- lines and files -----------------------------------------------------------
 
 
@@ -394,6 +413,7 @@ AGENT_LINES = {
     "gemini": gemini_line,
     "copilot": copilot_line,
     "cursor": cursor_line,
+    "antigravity": antigravity_line,
     "pi": pi_line,
     "openclaw": pi_line,
     "qwen": qwen_line,
@@ -409,6 +429,7 @@ ORIGINS = {
     "gemini": [("session-x", None, None, False), ("child", None, "parent", False)],
     "copilot": [("5b0c7c2e-1f7a-4d7e-9a51-2f6d0f1c9e11", None, None, False)],
     "cursor": [("c1", None, None, False), ("c1:agent-a1", None, "c1", False)],
+    "antigravity": [("b7e2c1d4", None, None, False)],
     "pi": [("01919f5e-7a2b-7c3d-8e4f-5a6b7c8d9e0f", None, None, False)],
     "openclaw": [("8a7b6c5d", None, None, False)],
     "qwen": [("6f5e4d3c", None, None, False)],

@@ -26,9 +26,11 @@ def parse_transcript(
         return flatten(parse_pi(agent, origin, data, base, state))
     elif agent == "qwen":
         from recall._twin.qwen import parse
+    elif agent == "antigravity":
+        from recall._twin.antigravity import parse
     else:
         raise ValueError(
             f"no transcript parser for agent {agent!r}"
-            " (known: claude, codex, copilot, cursor, gemini, openclaw, pi, qwen)"
+            " (known: antigravity, claude, codex, copilot, cursor, gemini, openclaw, pi, qwen)"
         )
     return flatten(parse(origin, data, base, state))
