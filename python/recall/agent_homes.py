@@ -7,7 +7,8 @@ Codex: `$CODEX_HOME` or `~/.codex`. Gemini CLI: `$GEMINI_CLI_HOME/.gemini` or
 `~/.gemini`. Copilot CLI: `$COPILOT_HOME` or `~/.copilot`. Pi: `$PI_CODING_AGENT_DIR`
 or `~/.pi/agent` (and oh-my-pi's `~/.omp/agent`). OpenClaw: `$OPENCLAW_STATE_DIR` or
 `~/.openclaw` (and the legacy `~/.clawdbot`). Qwen Code: `$QWEN_RUNTIME_DIR` and
-`$QWEN_HOME` or `~/.qwen`. Every OS alike: each of these agents keeps its folder in
+`$QWEN_HOME` or `~/.qwen`. Antigravity's CLI: `~/.gemini/antigravity-cli` (no
+override of its own). Every OS alike: each of these agents keeps its folder in
 the user's home on Windows too. `tests/agents/test_homes.py` holds the adapters and
 setup to it. A ground module (os and pathlib only), so setup can ask without loading
 the adapters.
@@ -134,3 +135,8 @@ def qwen_homes(home: Path) -> list[Path]:
     """Where Qwen Code keeps its chats: `$QWEN_RUNTIME_DIR` when set, then its home."""
     runtime = _env_dir("QWEN_RUNTIME_DIR")
     return [runtime, qwen_home(home)] if runtime else [qwen_home(home)]
+
+
+def antigravity_home(home: Path) -> Path:
+    """The Antigravity CLI's (`agy`) folder: its conversations under `brain/`."""
+    return home / ".gemini" / "antigravity-cli"

@@ -24,11 +24,13 @@ pub use dedup::{dedup, ThresholdError};
 pub use tokenize::tokenize;
 
 // --- transcript parsing ---
+pub mod antigravity;
 pub mod claude;
 pub mod claude_text;
 pub mod codex;
 pub mod codex_text;
 pub mod copilot;
+pub mod cursor;
 pub mod gemini;
 pub mod gemini_text;
 pub mod jsonlines;

@@ -42,13 +42,13 @@ def test_one_sync_indexes_every_agent_and_a_second_writes_nothing(
     assert code == 0
     status = call_json(capsys, "status")
     counts = {a["agent"]: a["sessions"] for a in status["index"]["agents"]}
-    # cursor: 9 transcripts (5 shared samples, 4 ours) and 5 more chats in state.vscdb (its
+    # cursor: 10 transcripts (5 shared samples, 5 ours) and 5 more chats in state.vscdb (its
     # sixth, c-transcript, is the session one transcript already holds)
     assert {a: n for a, n in counts.items() if n} == {
         "cline": 3,
         "continue": 3,
         "crush": 3,
-        "cursor": 14,
+        "cursor": 15,
         "goose": 5,
         "opencode": 7,
         "roo": 2,

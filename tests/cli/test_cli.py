@@ -224,7 +224,12 @@ def test_example_config_is_valid_when_uncommented(tmp_path: Path) -> None:
         flags=re.MULTILINE,
     )
     config = convert(tomllib.loads(uncommented), Config)
-    assert config.computer == "laptop" and set(config.agents) == {"claude", "codex", "gemini"}
+    assert config.computer == "laptop" and set(config.agents) == {
+        "claude",
+        "codex",
+        "gemini",
+        "aider",
+    }
     # the privacy sections, at their defaults plus the one example extra rule
     assert config.redact.enabled and config.privacy.ignore_marker == "recall:ignore"
     assert [x.name for x in config.redact.extra] == ["acme-token"]

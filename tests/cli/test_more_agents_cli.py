@@ -48,7 +48,15 @@ def test_status_counts_the_new_agents(synced: None, capsys: pytest.CaptureFixtur
     status = call_json(capsys, "status")
     counts = {a["agent"]: a["sessions"] for a in status["index"]["agents"]}
     found = {agent: n for agent, n in counts.items() if n}
-    assert found == {"copilot": 10, "openclaw": 1, "pi": 4, "qwen": 4}
+    # the fixture home also holds an Aider history (two runs) and an Antigravity conversation
+    assert found == {
+        "aider": 2,
+        "antigravity": 1,
+        "copilot": 10,
+        "openclaw": 1,
+        "pi": 4,
+        "qwen": 4,
+    }
     assert counts["claude"] == 0  # an agent found empty is listed with its zero
 
 

@@ -20,6 +20,8 @@ from recall.agents import ADAPTERS, adapter_for
 
 HOME = REPO / "tests" / "fixtures" / "home"
 """recall's own fixtures for the agents the shared samples lack, laid out as a home folder."""
+CURSOR = REPO / "tests" / "fixtures" / "agents" / "cursor" / "transcripts"
+"""recall's own Cursor agent transcripts (every layout, and a hostile one)."""
 
 pytestmark = pytest.mark.parity
 
@@ -32,13 +34,15 @@ def fixture_files(documents: bool = True) -> list[Any]:
     """
     root = require_fixtures()
     out = []
-    for agent in ("claude", "codex", "gemini", "copilot"):
+    for agent in ("claude", "codex", "gemini", "copilot", "cursor", "antigravity"):
         for path in sorted((root / agent).rglob("*.json*")):
             if path.name.endswith(".meta.json"):
                 continue
             if not documents and ADAPTERS[agent].origin(path)[3]:
                 continue
             out.append(pytest.param(agent, path, id=f"{agent}/{path.relative_to(root / agent)}"))
+    for path in sorted(CURSOR.rglob("*.jsonl")):
+        out.append(pytest.param("cursor", path, id=f"cursor/{path.relative_to(CURSOR)}"))
     for path in sorted(HOME.rglob("*.jsonl")):
         adapter = adapter_for(path)
         assert adapter is not None, f"no adapter owns {path}"

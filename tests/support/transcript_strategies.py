@@ -335,6 +335,47 @@ qwen_line = obj(
     message=obj(("role", "parts"), role=st.sampled_from(["user", "model"]), parts=gemini_parts),
 )
 
+# --- Cursor agent transcripts ------------------------------------------------------
+cursor_texts = st.one_of(
+    texts,
+    texts.map(lambda t: f"<user_info>x</user_info><user_query>{t}</user_query>"),
+    st.tuples(texts, texts).map(lambda p: f"<user_query>{p[0]}</user_query>{p[1]}<user_query>"),
+)
+cursor_block = obj(
+    ("type",),
+    type=st.sampled_from(["text", "thinking", "tool_use", "tool_result", "image", "custom"]),
+    text=cursor_texts,
+)
+cursor_content = st.one_of(cursor_texts, st.lists(st.one_of(cursor_block, texts), max_size=3))
+cursor_line = st.one_of(
+    obj(
+        ("role",),
+        role=st.sampled_from(["user", "assistant", " user ", "tool", "system"]),
+        message=obj(content=cursor_content),
+        content=cursor_content,
+    ),
+    obj(("type",), type=st.just("turn_ended"), status=ids),
+)
+
+# --- Antigravity CLI steps ------------------------------------------------------------
+antigravity_texts = st.one_of(
+    texts,
+    texts.map(lambda t: f"<USER_REQUEST>\n{t}\n</USER_REQUEST>\n<USER_SETTINGS_CHANGE>x"),
+    st.tuples(texts, texts).map(lambda p: f"{p[0]}<ADDITIONAL_METADATA>{p[1]}"),
+)
+antigravity_line = obj(
+    ("type",),
+    step_index=st.integers(0, 20),
+    source=st.sampled_from(["USER_EXPLICIT", "MODEL", "SYSTEM", "novel"]),
+    type=st.sampled_from(
+        ["USER_INPUT", "PLANNER_RESPONSE"] * 3 + ["RUN_COMMAND", "CHECKPOINT", "novel"]
+    ),
+    created_at=stamps,
+    content=antigravity_texts,
+    thinking=texts,
+    tool_calls=st.just([{"name": "list_dir", "args": {}}]),
+)
+
 # --- lines and files -----------------------------------------------------------
 
 
@@ -371,6 +412,8 @@ AGENT_LINES = {
     "codex": codex_line,
     "gemini": gemini_line,
     "copilot": copilot_line,
+    "cursor": cursor_line,
+    "antigravity": antigravity_line,
     "pi": pi_line,
     "openclaw": pi_line,
     "qwen": qwen_line,
@@ -385,6 +428,8 @@ ORIGINS = {
     "codex": [("0199aaaa-0000-7000-8000-000000000001", None, None, False)],
     "gemini": [("session-x", None, None, False), ("child", None, "parent", False)],
     "copilot": [("5b0c7c2e-1f7a-4d7e-9a51-2f6d0f1c9e11", None, None, False)],
+    "cursor": [("c1", None, None, False), ("c1:agent-a1", None, "c1", False)],
+    "antigravity": [("b7e2c1d4", None, None, False)],
     "pi": [("01919f5e-7a2b-7c3d-8e4f-5a6b7c8d9e0f", None, None, False)],
     "openclaw": [("8a7b6c5d", None, None, False)],
     "qwen": [("6f5e4d3c", None, None, False)],

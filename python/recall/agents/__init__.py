@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from recall.agents.aider import AiderAdapter
+from recall.agents.antigravity import AntigravityAdapter
 from recall.agents.base import Adapter
 from recall.agents.claude import ClaudeAdapter
 from recall.agents.cline import ClineAdapter, RooAdapter
@@ -37,11 +39,13 @@ ADAPTERS: dict[str, Adapter] = {
         GooseAdapter(),
         CrushAdapter(),
         ContinueAdapter(),
+        AntigravityAdapter(),
+        AiderAdapter(),
     )
 }
 """Agents whose transcripts `recall sync` discovers."""
 
-_SNIFF_ORDER = ("copilot", "openclaw", "pi", "qwen")
+_SNIFF_ORDER = ("antigravity", "copilot", "openclaw", "pi", "qwen")
 """Asked first by `adapter_for`: Qwen's lines look like Claude's and OpenClaw's
 like Pi's, so the adapter with the narrower test answers first."""
 

@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from recall.agent_cli import RESUME
 from recall.agent_homes import copilot_home
 from recall.agents.transcript import Origin, parse_transcript
 from recall.jsonlines import sniff_json
@@ -98,7 +99,7 @@ def _session_dir(path: Path) -> bool:
 class CopilotAdapter:
     name = "copilot"
     incremental = True
-    resume: tuple[str, ...] = ()
+    resume = RESUME["copilot"]
     """No command is known to reopen a session by id (docs/agents.md, "Resuming")."""
 
     def default_roots(self) -> list[Path]:

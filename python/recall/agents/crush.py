@@ -27,6 +27,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from recall.agent_cli import RESUME
 from recall.agent_homes import xdg_data
 from recall.agents.agentdb import capped, columns, guarded_rows, is_sqlite, open_readonly
 from recall.agents.base import (
@@ -205,7 +206,7 @@ class CrushAdapter:
 
     name = AGENT
     incremental = False
-    resume: tuple[str, ...] = ()
+    resume = RESUME["crush"]
     """No command is known to reopen a session by id (docs/agents.md, "Resuming")."""
 
     def __init__(self) -> None:

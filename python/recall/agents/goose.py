@@ -28,6 +28,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from recall.agent_cli import RESUME
 from recall.agent_homes import xdg_data
 from recall.agents.agentdb import capped, columns, guarded_rows, is_sqlite, open_readonly
 from recall.agents.base import (
@@ -215,7 +216,7 @@ class GooseAdapter:
 
     name = AGENT
     incremental = False
-    resume: tuple[str, ...] = ()
+    resume = RESUME["goose"]
     """No command is known to reopen a session by id (docs/agents.md, "Resuming")."""
 
     def default_roots(self) -> list[Path]:

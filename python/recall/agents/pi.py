@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from recall.agent_cli import RESUME
 from recall.agent_homes import openclaw_homes, pi_homes
 from recall.agents.transcript import Origin, parse_branching
 from recall.jsonlines import sniff_json
@@ -88,6 +89,7 @@ class _PiFamily:
 class PiAdapter(_PiFamily):
     name = "pi"
     marker = "/.pi/"
+    resume = RESUME["pi"]
 
     def default_roots(self) -> list[Path]:
         return [home / "sessions" for home in pi_homes(Path.home())]

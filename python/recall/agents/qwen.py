@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from recall.agent_cli import RESUME
 from recall.agent_homes import qwen_homes
 from recall.agents.transcript import Origin, parse_branching
 from recall.jsonlines import sniff_json
@@ -47,7 +48,7 @@ def _looks_like_qwen(head: bytes) -> bool:
 class QwenAdapter:
     name = "qwen"
     incremental = True
-    resume: tuple[str, ...] = ()
+    resume = RESUME["qwen"]
     """No command is known to reopen a session by id (docs/agents.md, "Resuming")."""
 
     def default_roots(self) -> list[Path]:

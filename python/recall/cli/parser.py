@@ -21,7 +21,7 @@ COMMANDS: dict[str, str] = {
     "sync": "index every agent transcript on this computer",
     "search": "search past conversations",
     "show": "print one session's conversation",
-    "resume": "reopen a session in its own agent (claude, codex, gemini), in its folder",
+    "resume": "reopen a session in its own agent, in the folder it ran in",
     "pick": "search as you type, preview, Enter to show or resume (full terminal)",
     "status": "what is indexed, where, how fresh, which core",
     "demo": "index sample sessions into a throwaway home and search them",
