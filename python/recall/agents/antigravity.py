@@ -18,8 +18,8 @@ from typing import Any
 
 from recall.agent_cli import RESUME
 from recall.agent_homes import antigravity_home
-from recall.agents.base import decode_json
 from recall.agents.transcript import Origin, parse_transcript
+from recall.jsonlines import sniff_json
 from recall.safeio import read_head
 from recall.textutil import scrub
 from recall.types import Parsed
@@ -48,7 +48,7 @@ def _looks_like_steps(head: bytes) -> bool:
     """Every step carries `step_index` beside a string `type`; no other agent's lines do."""
     for raw in head.split(b"\n")[:_SNIFF_LINES]:
         try:
-            obj = decode_json(raw)
+            obj = sniff_json(raw)
         except ValueError:
             continue
         return isinstance(obj, dict) and "step_index" in obj and isinstance(obj.get("type"), str)
