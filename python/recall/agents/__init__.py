@@ -21,6 +21,7 @@ from recall.agents.jsonl_import import JsonlImportAdapter
 from recall.agents.opencode import OpenCodeAdapter
 from recall.agents.pi import OpenClawAdapter, PiAdapter
 from recall.agents.qwen import QwenAdapter
+from recall.agents.vscode import VSCodeAdapter
 from recall.errors import UsageError
 
 ADAPTERS: dict[str, Adapter] = {
@@ -42,6 +43,7 @@ ADAPTERS: dict[str, Adapter] = {
         ContinueAdapter(),
         AntigravityAdapter(),
         FactoryAdapter(),
+        VSCodeAdapter(),
         AiderAdapter(),
     )
 }
