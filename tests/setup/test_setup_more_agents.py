@@ -274,3 +274,29 @@ def test_crush_config_folder_from_its_variable(
     assert code == 0, err
     data = json.loads((folder / "crush.json").read_text())
     assert data == {"mcp": {"recall": {"type": "stdio", **SERVER}}}
+
+
+@pytest.mark.parametrize("action", ["install", "uninstall"])
+def test_goose_config_saved_meanwhile_is_kept(
+    action: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Goose rewrites config.yaml when its settings change: an edit made after setup read
+    the file is never clobbered, as for the JSON files."""
+    from recall.setup import apply
+
+    _place("goose")
+    path = Path.home() / ".config/goose/config.yaml"
+    if action == "uninstall":
+        assert call(capsys, "hooks", "install", "--agent", "goose")[0] == 0
+    edited = path.read_bytes().replace(b"smart_approve", b"auto")
+    real = apply.plan
+
+    def then_edit(*args: object, **kwargs: object) -> object:
+        done = real(*args, **kwargs)  # type: ignore[arg-type]
+        path.write_bytes(edited)  # Goose saves the file now
+        return done
+
+    monkeypatch.setattr(apply, "plan", then_edit)
+    code, _, err = call(capsys, "hooks", action, "--agent", "goose")
+    assert code == 1 and "changed while recall was changing it" in err
+    assert path.read_bytes() == edited
