@@ -300,3 +300,17 @@ def test_goose_config_saved_meanwhile_is_kept(
     code, _, err = call(capsys, "hooks", action, "--agent", "goose")
     assert code == 1 and "changed while recall was changing it" in err
     assert path.read_bytes() == edited
+
+
+def test_goose_a_recall_setting_inside_another_extension_is_not_recalls(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    text = "extensions:\n  memo:\n    envs:\n      recall:\n        cmd: npx\n    type: stdio\n"
+    path = _goose(text)
+    code, _, err = call(capsys, "hooks", "install", "--agent", "goose")
+    assert code == 0, err
+    data = yaml.safe_load(path.read_text())["extensions"]
+    assert data["recall"]["cmd"] == PROGRAM[0]
+    assert data["memo"]["envs"] == {"recall": {"cmd": "npx"}}
+    call(capsys, "hooks", "uninstall", "--agent", "goose")
+    assert path.read_text() == text

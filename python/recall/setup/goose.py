@@ -115,10 +115,11 @@ def find(path: Path, text: str | None) -> Found | None:
     if block is None:
         return None
     top, end = block
+    children = [_indent(x) for x in lines[top + 1 : end] if _meaningful(x)]
     for i in range(top + 1, end):
         match = _RECALL.match(lines[i].rstrip("\r\n"))
-        if not match:
-            continue
+        if not match or len(match.group(1)) != children[0]:
+            continue  # a `recall:` deeper down is some extension's setting, not one
         depth = len(match.group(1))
         stop = i + 1
         while stop < end:
