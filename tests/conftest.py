@@ -77,6 +77,7 @@ def recall_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         "CLINE_DATA_DIR",
         "GOOSE_PATH_ROOT",
         "CRUSH_GLOBAL_DATA",
+        "CRUSH_GLOBAL_CONFIG",
         "CONTINUE_GLOBAL_DIR",
     ):
         monkeypatch.delenv(var, raising=False)

@@ -152,7 +152,7 @@ def parse_transcript(
     """Parse one agent's transcript bytes into plain records, resuming from `state`.
 
     `agent` is `claude`, `codex`, `gemini`, `copilot`, `cursor`, `pi`,
-    `openclaw`, `qwen` or `antigravity` (else ValueError). `data` is the
+    `openclaw`, `qwen`, `antigravity` or `factory` (else ValueError). `data` is the
     file from byte `base` on; `state` is what the previous parse of the file
     returned (`{}` at offset 0); for Pi, OpenClaw and Qwen it comes back
     with `"reread": true` when the conversation's branch moved to entries

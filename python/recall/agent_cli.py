@@ -24,4 +24,5 @@ RESUME: dict[str, tuple[str, ...]] = {
     "goose": ("goose", "session", "--resume", "--session-id"),
     "crush": ("crush", "--session"),  # `-s`: the session id, in the project's `.crush/`
     "antigravity": ("agy", "--conversation"),  # the conversation folder's id
+    "factory": ("droid", "--resume"),  # `-r`; Factory's CLI reference
 }

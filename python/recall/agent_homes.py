@@ -137,6 +137,12 @@ def qwen_homes(home: Path) -> list[Path]:
     return [runtime, qwen_home(home)] if runtime else [qwen_home(home)]
 
 
+def factory_home(home: Path) -> Path:
+    """Factory Droid's folder (`~/.factory`, `%USERPROFILE%\\.factory` on Windows): its
+    sessions under `sessions/`; no environment override is documented."""
+    return home / ".factory"
+
+
 def antigravity_home(home: Path) -> Path:
     """The Antigravity CLI's (`agy`) folder: its conversations under `brain/`."""
     return home / ".gemini" / "antigravity-cli"

@@ -31,6 +31,7 @@ pub mod codex;
 pub mod codex_text;
 pub mod copilot;
 pub mod cursor;
+pub mod factory;
 pub mod gemini;
 pub mod gemini_text;
 pub mod jsonlines;

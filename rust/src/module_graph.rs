@@ -116,7 +116,8 @@ mod tests {
                 "cursor",
                 "pi",
                 "qwen",
-                "antigravity"
+                "antigravity",
+                "factory"
             ])
         );
         assert_eq!(cycle(&g), None);

@@ -12,7 +12,7 @@ use thiserror::Error;
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum ParseError {
     #[error(
-        "no transcript parser for agent {0:?} (known: antigravity, claude, codex, copilot, cursor, gemini, openclaw, pi, qwen)"
+        "no transcript parser for agent {0:?} (known: antigravity, claude, codex, copilot, cursor, factory, gemini, openclaw, pi, qwen)"
     )]
     UnknownAgent(String),
 }
@@ -38,6 +38,7 @@ pub fn parse_transcript(
         "openclaw" => crate::pi::parse("openclaw", origin, data, base, state),
         "qwen" => crate::qwen::parse(origin, data, base, state),
         "antigravity" => crate::antigravity::parse(origin, data, base, state),
+        "factory" => crate::factory::parse(origin, data, base, state),
         other => return Err(ParseError::UnknownAgent(other.to_string())),
     })
 }

@@ -1,5 +1,5 @@
-"""Search, show, `--agent`, status and MCP treat Copilot CLI, Pi, OpenClaw and Qwen Code
-like the first three agents, after one `recall sync` of a home holding their fixtures."""
+"""Search, show, `--agent`, status and MCP treat Copilot CLI, Pi, OpenClaw, Qwen Code and
+Factory Droid like the first three agents, after one `recall sync` of a home holding their fixtures."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ CASES = [
     ("pi", "pending flag onSubmit", "01919f5e-7a2b-7c3d-8e4f-5a6b7c8d9e0f", "Login"),
     ("openclaw", "two-column invoice template", "8a7b6c5d-4e3f-4a2b-9c1d-0e9f8a7b6c5d", "Invoice"),
     ("qwen", "problem+json empty cart 404", "6f5e4d3c-2b1a-4098-8765-43210fedcba9", "Orders"),
+    ("factory", "webhook backoff full jitter", "3d9c6a1e-8b2f-4c7d-a5e4-1f0b9c8d7e6a", "Retry"),
 ]
 
 
@@ -48,11 +49,13 @@ def test_status_counts_the_new_agents(synced: None, capsys: pytest.CaptureFixtur
     status = call_json(capsys, "status")
     counts = {a["agent"]: a["sessions"] for a in status["index"]["agents"]}
     found = {agent: n for agent, n in counts.items() if n}
-    # the fixture home also holds an Aider history (two runs) and an Antigravity conversation
+    # the fixture home also holds an Aider history (two runs), an Antigravity conversation
+    # and two Factory Droid sessions
     assert found == {
         "aider": 2,
         "antigravity": 1,
         "copilot": 10,
+        "factory": 2,
         "openclaw": 1,
         "pi": 4,
         "qwen": 4,

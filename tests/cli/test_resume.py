@@ -114,6 +114,7 @@ EXPECTED = {
     "goose": ["goose", "session", "--resume", "--session-id"],
     "crush": ["crush", "--session"],
     "antigravity": ["agy", "--conversation"],
+    "factory": ["droid", "--resume"],
 }
 """Each agent's resume command as its documentation gives it (docs/agents.md, "Resuming")."""
 

@@ -376,6 +376,24 @@ antigravity_line = obj(
     tool_calls=st.just([{"name": "list_dir", "args": {}}]),
 )
 
+# --- Factory Droid ---------------------------------------------------------------
+factory_line = obj(
+    ("type",),
+    type=st.sampled_from(
+        ["message"] * 4 + ["session_start", "todo_state", "compaction_state", "novel"]
+    ),
+    id=ids,
+    title=texts,
+    owner=ids,
+    cwd=st.sampled_from(["/home/dev/shop", " /w ", ""]),
+    timestamp=stamps,
+    message=obj(
+        ("role", "content"),
+        role=st.sampled_from(["user", "assistant", "system", " user"]),
+        content=claude_content,
+    ),
+)
+
 # --- lines and files -----------------------------------------------------------
 
 
@@ -414,6 +432,7 @@ AGENT_LINES = {
     "copilot": copilot_line,
     "cursor": cursor_line,
     "antigravity": antigravity_line,
+    "factory": factory_line,
     "pi": pi_line,
     "openclaw": pi_line,
     "qwen": qwen_line,
@@ -430,6 +449,7 @@ ORIGINS = {
     "copilot": [("5b0c7c2e-1f7a-4d7e-9a51-2f6d0f1c9e11", None, None, False)],
     "cursor": [("c1", None, None, False), ("c1:agent-a1", None, "c1", False)],
     "antigravity": [("b7e2c1d4", None, None, False)],
+    "factory": [("3d9c6a1e", None, None, False)],
     "pi": [("01919f5e-7a2b-7c3d-8e4f-5a6b7c8d9e0f", None, None, False)],
     "openclaw": [("8a7b6c5d", None, None, False)],
     "qwen": [("6f5e4d3c", None, None, False)],

@@ -28,9 +28,12 @@ def parse_transcript(
         from recall._twin.qwen import parse
     elif agent == "antigravity":
         from recall._twin.antigravity import parse
+    elif agent == "factory":
+        from recall._twin.factory import parse
     else:
         raise ValueError(
             f"no transcript parser for agent {agent!r}"
-            " (known: antigravity, claude, codex, copilot, cursor, gemini, openclaw, pi, qwen)"
+            " (known: antigravity, claude, codex, copilot, cursor, factory, gemini, openclaw,"
+            " pi, qwen)"
         )
     return flatten(parse(origin, data, base, state))

@@ -14,12 +14,14 @@ from recall.agents.continuedev import ContinueAdapter
 from recall.agents.copilot import CopilotAdapter
 from recall.agents.crush import CrushAdapter
 from recall.agents.cursor import CursorAdapter
+from recall.agents.factory import FactoryAdapter
 from recall.agents.gemini import GeminiAdapter
 from recall.agents.goose import GooseAdapter
 from recall.agents.jsonl_import import JsonlImportAdapter
 from recall.agents.opencode import OpenCodeAdapter
 from recall.agents.pi import OpenClawAdapter, PiAdapter
 from recall.agents.qwen import QwenAdapter
+from recall.agents.vscode import VSCodeAdapter
 from recall.errors import UsageError
 
 ADAPTERS: dict[str, Adapter] = {
@@ -40,12 +42,14 @@ ADAPTERS: dict[str, Adapter] = {
         CrushAdapter(),
         ContinueAdapter(),
         AntigravityAdapter(),
+        FactoryAdapter(),
+        VSCodeAdapter(),
         AiderAdapter(),
     )
 }
 """Agents whose transcripts `recall sync` discovers."""
 
-_SNIFF_ORDER = ("antigravity", "copilot", "openclaw", "pi", "qwen")
+_SNIFF_ORDER = ("antigravity", "copilot", "factory", "openclaw", "pi", "qwen")
 """Asked first by `adapter_for`: Qwen's lines look like Claude's and OpenClaw's
 like Pi's, so the adapter with the narrower test answers first."""
 

@@ -23,33 +23,18 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from recall.agent_cli import RESUME
 from recall.agent_homes import xdg_data
 from recall.agents.agentdb import capped, columns, guarded_rows, is_sqlite, open_readonly
-from recall.agents.base import (
-    SKIP_BAD_SHAPE,
-    SKIP_BAD_UTF8,
-    SKIP_BROKEN,
-    StoredSession,
-    decode_json,
-    store_key,
-)
-from recall.agents.rows import fingerprint, real_title, string, when
+from recall.agents.base import SKIP_BAD_SHAPE, SKIP_BROKEN, StoredSession
+from recall.agents.rows import json_array, real_title, string, when
+from recall.agents.rowstore import RowStore, session_row, stored_sessions
 from recall.safeio import MAX_LINE, open_regular
-from recall.types import (
-    ASSISTANT,
-    TITLE_AGENT,
-    USER,
-    Message,
-    Origin,
-    Parsed,
-    SessionInfo,
-    SessionPart,
-)
+from recall.types import ASSISTANT, TITLE_AGENT, USER, Message, Parsed, SessionInfo, SessionPart
 
 AGENT = "crush"
 _ROLES = {"user": USER, "assistant": ASSISTANT}
@@ -122,18 +107,7 @@ def _parts(raw: Any, parsed: Parsed) -> list[Any]:
         except Exception:  # a damaged frame: one row, counted
             parsed.skip(SKIP_BROKEN)
             return []
-    try:
-        parts = decode_json(raw)
-    except UnicodeDecodeError:
-        parsed.skip(SKIP_BAD_UTF8)
-        return []
-    except ValueError:
-        parsed.skip(SKIP_BROKEN)
-        return []
-    if not isinstance(parts, list):
-        parsed.skip(SKIP_BAD_SHAPE)
-        return []
-    return parts
+    return json_array(raw, parsed)
 
 
 def _text(parts: list[Any]) -> str:
@@ -156,25 +130,15 @@ def _sessions(db: Path) -> Iterator[StoredSession]:
                LEFT JOIN (SELECT session_id, count(*) n, max(updated_at) t FROM messages
                           GROUP BY session_id) m ON m.session_id = s.id"""
         ).fetchall()
-    for sid, *marks in rows:
-        if isinstance(sid, str) and sid:
-            yield StoredSession(
-                key=store_key(db, sid), fingerprint=fingerprint(*marks), source=db, session_id=sid
-            )
+    yield from stored_sessions(db, rows)
 
 
 def _read(db: Path, sid: str, project: str, parsed: Parsed) -> SessionPart | None:
     with open_readonly(db) as conn:
-        have = columns(conn, "sessions")
-        wanted = [
-            c for c in ("title", "parent_session_id", "created_at", "workspace_cwd") if c in have
-        ]
-        row = conn.execute(
-            f"SELECT {', '.join(['id', *wanted])} FROM sessions WHERE id = ?", (sid,)
-        ).fetchone()
-        if row is None:
+        wanted = ("title", "parent_session_id", "created_at", "workspace_cwd")
+        session = session_row(conn, "sessions", columns(conn, "sessions"), sid, wanted)
+        if session is None:
             return None
-        session = dict(zip(["id", *wanted], row, strict=True))
         summary = "is_summary_message" if "is_summary_message" in columns(conn, "messages") else "0"
         raw = guarded_rows(
             conn,
@@ -201,11 +165,10 @@ def _read(db: Path, sid: str, project: str, parsed: Parsed) -> SessionPart | Non
     return part
 
 
-class CrushAdapter:
+class CrushAdapter(RowStore):
     """Crush's sessions, from each project's database (`SessionStore`)."""
 
     name = AGENT
-    incremental = False
     resume = RESUME["crush"]
     """No command is known to reopen a session by id (docs/agents.md, "Resuming")."""
 
@@ -215,34 +178,14 @@ class CrushAdapter:
     def default_roots(self) -> list[Path]:
         return crush_roots(Path.home())
 
-    def discover(self, root: Path) -> Iterable[Path]:
-        return []
-
-    def owns(self, path: Path) -> bool:
-        return False
-
-    def whole_file(self, path: Path) -> bool:
-        return True
-
-    def origin(self, path: Path) -> Origin:
-        return (path.stem, None, None, True)
-
-    def parse(self, path: Path, data: bytes, offset: int, state: dict[str, Any]) -> Parsed:
-        return Parsed(offset=len(data))
-
     def sessions(self, root: Path) -> Iterator[StoredSession]:
         for db, project in databases(root):
             self._projects[db] = project
             yield from _sessions(db)
 
-    def read_session(self, stored: StoredSession) -> Parsed:
-        parsed = Parsed()
-        part = _read(
-            stored.source, stored.session_id, self._projects.get(stored.source, ""), parsed
-        )
-        if part is not None:
-            parsed.parts.append(part)
-        return parsed
+    def read_part(self, stored: StoredSession, parsed: Parsed) -> SessionPart | None:
+        project = self._projects.get(stored.source, "")
+        return _read(stored.source, stored.session_id, project, parsed)
 
 
 __all__ = ["CrushAdapter", "crush_roots", "databases"]

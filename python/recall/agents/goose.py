@@ -31,26 +31,10 @@ from typing import Any
 from recall.agent_cli import RESUME
 from recall.agent_homes import xdg_data
 from recall.agents.agentdb import capped, columns, guarded_rows, is_sqlite, open_readonly
-from recall.agents.base import (
-    SKIP_BAD_SHAPE,
-    SKIP_BAD_UTF8,
-    SKIP_BROKEN,
-    StoredSession,
-    decode_json,
-    iter_json_lines,
-    store_key,
-)
-from recall.agents.rows import fingerprint, json_object, string, when
-from recall.types import (
-    ASSISTANT,
-    TITLE_AGENT,
-    USER,
-    Message,
-    Origin,
-    Parsed,
-    SessionInfo,
-    SessionPart,
-)
+from recall.agents.base import StoredSession, iter_json_lines
+from recall.agents.rows import json_array, json_object, string, when
+from recall.agents.rowstore import RowStore, session_row, stored_sessions
+from recall.types import ASSISTANT, TITLE_AGENT, USER, Message, Parsed, SessionInfo, SessionPart
 
 AGENT = "goose"
 _ROLES = {"user": USER, "assistant": ASSISTANT}
@@ -119,27 +103,15 @@ def _db_sessions(db: Path) -> Iterator[StoredSession]:
                            FROM messages GROUP BY session_id) m ON m.session_id = s.id
                 {hidden}"""
         ).fetchall()
-    for sid, *marks in rows:
-        if isinstance(sid, str) and sid:
-            yield StoredSession(
-                key=store_key(db, sid), fingerprint=fingerprint(*marks), source=db, session_id=sid
-            )
+    yield from stored_sessions(db, rows)
 
 
 def _db_read(db: Path, sid: str, parsed: Parsed) -> SessionPart | None:
     with open_readonly(db) as conn:
-        have = columns(conn, "sessions")
-        wanted = [
-            c
-            for c in ("name", "description", "working_dir", "created_at", "session_type")
-            if c in have
-        ]
-        row = conn.execute(
-            f"SELECT {', '.join(['id', *wanted])} FROM sessions WHERE id = ?", (sid,)
-        ).fetchone()
-        if row is None:
+        wanted = ("name", "description", "working_dir", "created_at", "session_type")
+        session = session_row(conn, "sessions", columns(conn, "sessions"), sid, wanted)
+        if session is None:
             return None
-        session = dict(zip(["id", *wanted], row, strict=True))
         meta = "metadata_json" if "metadata_json" in columns(conn, "messages") else "NULL"
         raw = guarded_rows(
             conn,
@@ -150,33 +122,12 @@ def _db_read(db: Path, sid: str, parsed: Parsed) -> SessionPart | None:
         )
     part = SessionPart(_info(sid, session), replace=True)
     for mid, role, created, metadata, content in raw:
-        blocks = _blocks(content, parsed)
+        blocks = json_array(content, parsed)
         meta_doc = json_object(metadata, Parsed()) if metadata is not None else None
         message = _message(f"{sid}#{mid}", role, blocks, meta_doc, created)
         if message is not None:
             part.messages.append(message)
     return part
-
-
-def _blocks(raw: Any, parsed: Parsed) -> list[Any]:
-    """A message's `content_json`: an array of blocks ([] and counted when it is not)."""
-    if isinstance(raw, str):
-        raw = raw.encode("utf-8", "surrogatepass")
-    if not isinstance(raw, bytes):
-        parsed.skip(SKIP_BAD_SHAPE)
-        return []
-    try:
-        blocks = decode_json(raw)
-    except UnicodeDecodeError:
-        parsed.skip(SKIP_BAD_UTF8)
-        return []
-    except ValueError:
-        parsed.skip(SKIP_BROKEN)
-        return []
-    if not isinstance(blocks, list):
-        parsed.skip(SKIP_BAD_SHAPE)
-        return []
-    return blocks
 
 
 # --- the older JSONL, read whole ---
@@ -211,11 +162,11 @@ def parse_jsonl(path: Path, data: bytes) -> Parsed:
     return parsed
 
 
-class GooseAdapter:
-    """Goose's sessions: the database (`SessionStore`) and the older JSONL files."""
+class GooseAdapter(RowStore):
+    """Goose's sessions: the database (`SessionStore`) and the older JSONL files, which
+    are Goose's own: found, owned and read whole here."""
 
     name = AGENT
-    incremental = False
     resume = RESUME["goose"]
     """No command is known to reopen a session by id (docs/agents.md, "Resuming")."""
 
@@ -239,12 +190,6 @@ class GooseAdapter:
     def owns(self, path: Path) -> bool:
         return path.suffix == ".jsonl" and path.parent.name == "sessions" and "goose" in str(path)
 
-    def whole_file(self, path: Path) -> bool:
-        return True
-
-    def origin(self, path: Path) -> Origin:
-        return (path.stem, None, None, True)
-
     def parse(self, path: Path, data: bytes, offset: int, state: dict[str, Any]) -> Parsed:
         return parse_jsonl(path, data)
 
@@ -253,12 +198,8 @@ class GooseAdapter:
         if is_sqlite(db):
             yield from _db_sessions(db)
 
-    def read_session(self, stored: StoredSession) -> Parsed:
-        parsed = Parsed()
-        part = _db_read(stored.source, stored.session_id, parsed)
-        if part is not None:
-            parsed.parts.append(part)
-        return parsed
+    def read_part(self, stored: StoredSession, parsed: Parsed) -> SessionPart | None:
+        return _db_read(stored.source, stored.session_id, parsed)
 
 
 __all__ = ["GooseAdapter", "goose_roots"]

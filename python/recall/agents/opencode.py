@@ -33,13 +33,13 @@ from recall.agents.agentdb import (
 )
 from recall.agents.base import SKIP_BAD_SHAPE, StoredSession, load_json_document, store_key
 from recall.agents.rows import fingerprint, json_object, real_title, string, when
+from recall.agents.rowstore import RowStore, session_row, stored_sessions
 from recall.safeio import MAX_LINE, open_regular
 from recall.types import (
     ASSISTANT,
     TITLE_AGENT,
     USER,
     Message,
-    Origin,
     Parsed,
     SessionInfo,
     SessionPart,
@@ -130,23 +130,16 @@ def _db_sessions(db: Path) -> Iterator[StoredSession]:
                            GROUP BY session_id) m ON m.session_id = s.id
                 LEFT JOIN ({parts}) p ON p.session_id = s.id"""
         ).fetchall()
-    for sid, *counts in rows:
-        if isinstance(sid, str) and sid:
-            yield StoredSession(
-                key=store_key(db, sid), fingerprint=fingerprint(*counts), source=db, session_id=sid
-            )
+    yield from stored_sessions(db, rows)
 
 
 def _db_read(db: Path, sid: str, parsed: Parsed) -> SessionPart | None:
     with open_readonly(db) as conn:
         have = columns(conn, "session")
-        wanted = [c for c in ("id", "parent_id", "directory", "title", "time_created") if c in have]
-        row = conn.execute(
-            f"SELECT {', '.join(wanted)} FROM session WHERE id = ?", (sid,)
-        ).fetchone()
-        if row is None:
+        wanted = ("parent_id", "directory", "title", "time_created")
+        session = session_row(conn, "session", have, sid, wanted)
+        if session is None:
             return None
-        session = dict(zip(wanted, row, strict=True))
         if not session.get("directory") and "project_id" in have:
             worktree = conn.execute(
                 "SELECT p.worktree FROM project p JOIN session s ON s.project_id = p.id"
@@ -292,32 +285,16 @@ def _tree_read(storage: Path, sid: str, parsed: Parsed) -> SessionPart | None:
     return build(session, rows, parts, parsed)
 
 
-class OpenCodeAdapter:
-    """OpenCode's sessions, from its database and its older JSON tree (`SessionStore`)."""
+class OpenCodeAdapter(RowStore):
+    """OpenCode's sessions, from its database and its older JSON tree (`SessionStore`):
+    its sessions are rows, or many files each; no file is one session."""
 
     name = AGENT
-    incremental = False
     resume = RESUME["opencode"]
     """No command is known to reopen a session by id (docs/agents.md, "Resuming")."""
 
     def default_roots(self) -> list[Path]:
         return opencode_roots(Path.home())
-
-    # a SessionStore: its sessions are rows, or many files each; no file is one session
-    def discover(self, root: Path) -> Iterable[Path]:
-        return []
-
-    def owns(self, path: Path) -> bool:
-        return False
-
-    def whole_file(self, path: Path) -> bool:
-        return True
-
-    def origin(self, path: Path) -> Origin:
-        return (path.stem, None, None, True)
-
-    def parse(self, path: Path, data: bytes, offset: int, state: dict[str, Any]) -> Parsed:
-        return Parsed(offset=len(data))
 
     def sessions(self, root: Path) -> Iterator[StoredSession]:
         in_db: set[str] = set()
@@ -329,15 +306,10 @@ class OpenCodeAdapter:
         if storage is not None:
             yield from _tree_sessions(storage, in_db)
 
-    def read_session(self, stored: StoredSession) -> Parsed:
-        parsed = Parsed()
+    def read_part(self, stored: StoredSession, parsed: Parsed) -> SessionPart | None:
         if stored.source.is_file():
-            part = _db_read(stored.source, stored.session_id, parsed)
-        else:
-            part = _tree_read(stored.source, stored.session_id, parsed)
-        if part is not None:
-            parsed.parts.append(part)
-        return parsed
+            return _db_read(stored.source, stored.session_id, parsed)
+        return _tree_read(stored.source, stored.session_id, parsed)
 
 
 __all__ = ["OpenCodeAdapter", "build"]

@@ -46,6 +46,28 @@ def json_object(raw: Any, parsed: Parsed) -> dict[str, Any] | None:
     return value
 
 
+def json_array(raw: Any, parsed: Parsed) -> list[Any]:
+    """A row value decoded as a JSON array (Crush's `parts`, Goose's `content_json`);
+    [] (counted) when it is not one."""
+    if isinstance(raw, str):
+        raw = raw.encode("utf-8", "surrogatepass")
+    if not isinstance(raw, bytes):
+        parsed.skip(SKIP_BAD_SHAPE)
+        return []
+    try:
+        value = decode_json(raw)
+    except UnicodeDecodeError:
+        parsed.skip(SKIP_BAD_UTF8)
+        return []
+    except ValueError:
+        parsed.skip(SKIP_BROKEN)
+        return []
+    if not isinstance(value, list):
+        parsed.skip(SKIP_BAD_SHAPE)
+        return []
+    return value
+
+
 def when(value: Any) -> str | None:
     """An ISO-8601 time from epoch seconds, epoch milliseconds or an ISO string."""
     return format_ts(parse_iso(value))
@@ -66,4 +88,4 @@ def real_title(title: str) -> str:
     return "" if _PLACEHOLDER.match(title) else title
 
 
-__all__ = ["fingerprint", "json_object", "real_title", "string", "when"]
+__all__ = ["fingerprint", "json_array", "json_object", "real_title", "string", "when"]

@@ -33,7 +33,8 @@ COMMANDS: dict[str, str] = {
     "mcp": "serve search_history and show_session to an agent (MCP over stdio)",
     "context": "print what an agent should know at session start or prompt submit (a hook)",
     "setup": "hook recall into your agents (Claude Code, Codex, Gemini CLI, Cursor, OpenCode, "
-    "Cline, Roo Code), register its MCP server, sync",
+    "Cline, Roo Code, Copilot CLI, Qwen Code, Crush, Continue, Goose), register its MCP "
+    "server, sync",
     "hooks": "install, remove or show recall's hooks and MCP entry",
     "remember": "keep a fact (a preference, a decision, a name...)",
     "memories": "list, search, edit or forget memories",

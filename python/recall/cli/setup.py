@@ -1,9 +1,9 @@
 """`recall setup`: hooks and the MCP server into every installed agent, then the first sync.
 
-Claude Code, Codex and Gemini CLI get hooks and the MCP server; Cursor its MCP
-server and a `stop` hook; OpenCode, Cline and Roo Code the MCP server alone
-(they have no hook recall could index a turn from: sync and the daemon find
-their sessions).
+Claude Code, Codex, Gemini CLI and Qwen Code get hooks and the MCP server;
+Cursor and Copilot CLI their MCP server and a stop hook; OpenCode, Cline, Roo
+Code, Crush, Continue and Goose the MCP server alone (they have no hook recall
+could index a turn from: sync and the daemon find their sessions).
 
 `recall hooks install|uninstall|status` does the same per agent, without the
 sync. Every change is shown as a diff and backed up; running it again
@@ -29,15 +29,29 @@ AFTER = {
     "Servers view) to load the MCP server.",
     "roo": "Roo Code: reload the editor window (or refresh its MCP Servers view) to load the "
     "MCP server.",
+    "copilot": "Copilot CLI: restart it to load the MCP server and the Stop hook (its "
+    "SessionEnd hook names no transcript, so a closed session is indexed by its last Stop).",
+    "qwen": "Qwen Code: restart it to load the hooks and the MCP server (`/hooks` lists them).",
+    "crush": "Crush: restart it to load the MCP server. Its hooks name no transcript (its "
+    "sessions are in a database), so none is added: `recall sync` or the daemon indexes them.",
+    "continue": "Continue: reload the editor window to load the MCP server (the `cn` CLI does "
+    "not read ~/.continue/mcpServers). Continue has no hooks: `recall sync` or the daemon "
+    "indexes its sessions.",
+    "goose": "Goose: start a new session to load the recall extension. Goose has no hooks: "
+    "`recall sync` or the daemon indexes its sessions.",
 }
-NAMES = "Claude Code, Codex, Gemini CLI, Cursor, OpenCode, Cline or Roo Code"
+NAMES = (
+    "Claude Code, Codex, Gemini CLI, Cursor, OpenCode, Cline, Roo Code, Copilot CLI, "
+    "Qwen Code, Crush, Continue or Goose"
+)
 
 
 def add_parser(subs: Any) -> None:
     p = subs.add_parser(
         "setup",
         help="hook recall into your agents (Claude Code, Codex, Gemini CLI, Cursor, OpenCode, "
-        "Cline, Roo Code), register its MCP server, sync",
+        "Cline, Roo Code, Copilot CLI, Qwen Code, Crush, Continue, Goose), register its MCP "
+        "server, sync",
     )
     add_options(p)
     p.add_argument("--no-sync", action="store_true", help="skip the first `recall sync`")
@@ -60,7 +74,7 @@ def add_options(p: argparse.ArgumentParser, uninstall: bool = False) -> None:
         help="remove only the context hooks (indexing and the MCP server stay)"
         if uninstall
         else "also inject context at session start and prompt submit (`recall context`; "
-        "Claude Code, Codex and Gemini CLI)",
+        "Claude Code, Codex, Gemini CLI and Qwen Code)",
     )
     p.add_argument("--dry-run", action="store_true", help="show the diff, write nothing")
 

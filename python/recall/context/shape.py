@@ -13,7 +13,7 @@ import json
 
 from recall.context.gather import Facts
 
-FORMATS = ("claude", "codex", "gemini", "text")
+FORMATS = ("claude", "codex", "gemini", "qwen", "text")
 EVENTS = ("session-start", "prompt-submit")
 HOOK_EVENT = {
     ("session-start", "claude"): "SessionStart",
@@ -22,6 +22,8 @@ HOOK_EVENT = {
     ("prompt-submit", "codex"): "UserPromptSubmit",
     ("session-start", "gemini"): "SessionStart",
     ("prompt-submit", "gemini"): "BeforeAgent",
+    ("session-start", "qwen"): "SessionStart",  # Qwen Code reads Claude Code's shape
+    ("prompt-submit", "qwen"): "UserPromptSubmit",
 }
 CHAR_CAP = {"claude": 10_000}
 TOKEN_CAP = {"codex": 2_500}

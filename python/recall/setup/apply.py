@@ -19,7 +19,17 @@ from pathlib import Path
 from typing import Any
 
 from recall.record import Record, field, replace
-from recall.setup import entries, jsonc, jsonfile, opencode, safewrite, state, tomlfile, where
+from recall.setup import (
+    entries,
+    goose,
+    jsonc,
+    jsonfile,
+    opencode,
+    safewrite,
+    state,
+    tomlfile,
+    where,
+)
 from recall.setup.jsonfile import SettingsError
 from recall.setup.where import shown
 
@@ -66,7 +76,8 @@ class Target(Record):
     hooks: bool
     mcp: bool
     kind: str = "json"
-    """json, toml (Codex's config.toml) or jsonc (OpenCode's config, edited as text)."""
+    """json, toml (Codex's config.toml), jsonc (OpenCode's config, edited as text) or yaml
+    (Goose's config.yaml, edited as text)."""
 
 
 def targets(agent: str, home: Path) -> list[Target]:
@@ -92,6 +103,20 @@ def targets(agent: str, home: Path) -> list[Target]:
         ]
     if agent == "opencode":
         return [Target(where.opencode_file(home), hooks=False, mcp=True, kind="jsonc")]
+    if agent == "copilot":
+        base = where.copilot_dir(home)
+        return [
+            Target(base / "hooks" / "recall.json", hooks=True, mcp=False),
+            Target(base / "mcp-config.json", hooks=False, mcp=True),
+        ]
+    if agent == "qwen":
+        return [Target(where.qwen_dir(home) / "settings.json", hooks=True, mcp=True)]
+    if agent == "crush":
+        return [Target(where.crush_dir(home) / "crush.json", hooks=False, mcp=True)]
+    if agent == "continue":
+        return [Target(where.continue_dir(home) / "mcpServers" / "recall.json", False, True)]
+    if agent == "goose":
+        return [Target(where.goose_dir(home) / "config.yaml", False, True, kind="yaml")]
     return [Target(p, hooks=False, mcp=True) for p in where.extension_settings(agent, home)]
 
 
@@ -196,6 +221,29 @@ def _toml_edit(
     return Edit(agent, path, before, after)
 
 
+def _yaml_edit(
+    agent: str, path: Path, program: list[str] | None, original: str | None = None
+) -> Edit:
+    """Goose's config.yaml: recall's extension added or cut out as lines (`goose`)."""
+    before = jsonfile.read_text(path)
+    if program is not None:
+        return Edit(agent, path, before, goose.installed_text(path, before, program))
+    after = goose.uninstalled_text(path, before)
+    if after == before or original is None:
+        return Edit(agent, path, before, after)
+    if original == "":
+        if after is not None and not after.strip(BLANK):
+            return Edit(agent, path, before, None, "removed: recall had created it")
+        return Edit(agent, path, before, after)
+    then = jsonfile.read_text(Path(original))
+    if then is not None and then.rstrip(BLANK) == (after or "").rstrip(BLANK):
+        return Edit(agent, path, before, then, "restored byte for byte")
+    return Edit(agent, path, before, after)
+
+
+BLANK = "\ufeff \t\r\n"
+
+
 def plan(agent: str, home: Path, program: list[str] | None, context: bool = False) -> Outcome:
     """The edits that install (program given) or uninstall recall for `agent`; uninstalling
     with `context` takes out the context hooks alone (indexing and MCP stay)."""
@@ -213,7 +261,7 @@ def plan(agent: str, home: Path, program: list[str] | None, context: bool = Fals
 
     def mcp_editor(data: dict[str, Any], name: str) -> None:
         if program is None:
-            entries.remove_mcp(data)
+            entries.remove_mcp(data, agent)
         else:
             entries.add_mcp(data, agent, program, name)
 
@@ -226,6 +274,8 @@ def plan(agent: str, home: Path, program: list[str] | None, context: bool = Fals
             return lambda: _toml_edit(agent, path, program, original)
         if target.kind == "jsonc":
             return lambda: _opencode_edit(agent, path, program, original)
+        if target.kind == "yaml":
+            return lambda: _yaml_edit(agent, path, program, original)
         editors = [e for e, on in ((hooks_editor, target.hooks), (mcp_editor, target.mcp)) if on]
         scaffold = entries.SCAFFOLD.get(agent) if target.hooks else None
 

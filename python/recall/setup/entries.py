@@ -52,12 +52,19 @@ HOOKS = {
     # Cursor's `stop` names the agent transcript (`transcript_path`) the Cursor adapter
     # reads; its context hooks answer in a shape of their own, not written (docs/agents.md)
     "cursor": [Hook("stop", ("ingest", "--event", "agent-stop"), 30)],
+    # Qwen Code's hooks are Claude Code's (events, groups, payload with `transcript_path`,
+    # `hookSpecificOutput.additionalContext`), with timeouts in milliseconds
+    "qwen": _hooks("qwen", "Stop", "SessionEnd", "SessionStart", "UserPromptSubmit", 1000),
+    # Copilot CLI: PascalCase `Stop` sends the snake_case payload with `transcript_path`
+    # (its events.jsonl); its SessionEnd payload names no transcript, so it is not used
+    "copilot": [Hook("Stop", ("ingest", "--event", "agent-stop"), 30)],
 }
-"""Each agent's hooks; an agent missing here (OpenCode, Cline, Roo Code) gets none."""
-FLAT = frozenset({"cursor"})
+"""Each agent's hooks; an agent missing here (OpenCode, Cline, Roo Code, Crush, Continue,
+Goose) gets none."""
+FLAT = frozenset({"cursor", "copilot"})
 """Agents whose event lists hold the hook entries themselves (`{"command": …}`), not
 groups of them (`{"hooks": [{…}]}`)."""
-SCAFFOLD: dict[str, dict[str, Any]] = {"cursor": {"version": 1}}
+SCAFFOLD: dict[str, dict[str, Any]] = {"cursor": {"version": 1}, "copilot": {"version": 1}}
 """What a hooks file recall creates holds besides its hooks (Cursor's schema version)."""
 
 
@@ -77,6 +84,9 @@ def _entries(groups: Any) -> Iterator[dict[str, Any]]:
 
 
 def _entry(agent: str, hook: Hook, program: list[str]) -> dict[str, Any]:
+    if agent == "copilot":  # `command` is Copilot's cross-platform field (bash and powershell)
+        line = command_line(program, *hook.args)
+        return {"type": "command", "command": line, "timeoutSec": hook.timeout}
     if agent in FLAT:
         return {"command": command_line(program, *hook.args)}
     entry: dict[str, Any] = {"type": "command", "command": command_line(program, *hook.args)}
@@ -189,14 +199,26 @@ def hook_commands(data: dict[str, Any], agent: str) -> list[str]:
     ]
 
 
+MCP_KEY = {"opencode": "mcp", "crush": "mcp"}
+"""The member that holds an agent's MCP servers, when it is not `mcpServers`."""
+
+
+def mcp_key(agent: str) -> str:
+    return MCP_KEY.get(agent, "mcpServers")
+
+
 def mcp_entry(agent: str, program: list[str]) -> dict[str, Any]:
     """recall's MCP server as `agent` names one: OpenCode a `local` server whose command
-    is one list; Claude Code, Cline and Roo Code with `"type": "stdio"` (Cline's newer
-    releases want it); Codex, Gemini CLI and Cursor `command` and `args` alone."""
+    is one list; Copilot CLI a `local` server with every tool on (`tools: ["*"]`, which
+    it requires); Claude Code, Cline, Roo Code and Crush with `"type": "stdio"` (Cline's
+    newer releases want it); Codex, Gemini CLI, Cursor, Qwen Code and Continue `command`
+    and `args` alone."""
     if agent == "opencode":
         return {"type": "local", "command": [*program, "mcp"], "enabled": True}
     entry: dict[str, Any] = {"command": program[0], "args": [*program[1:], "mcp"]}
-    return {"type": "stdio", **entry} if agent in ("claude", "cline", "roo") else entry
+    if agent == "copilot":
+        return {"type": "local", **entry, "tools": ["*"]}
+    return {"type": "stdio", **entry} if agent in ("claude", "cline", "roo", "crush") else entry
 
 
 def is_recall_server(entry: Any) -> bool:
@@ -225,7 +247,7 @@ def server_command(entry: dict[str, Any]) -> list[str]:
 
 
 def add_mcp(data: dict[str, Any], agent: str, program: list[str], where: str) -> None:
-    servers = _object(data, "mcpServers", where)
+    servers = _object(data, mcp_key(agent), where)
     existing = servers.get("recall")
     if existing is not None and not is_recall_server(existing):
         raise SettingsError(
@@ -239,9 +261,10 @@ def add_mcp(data: dict[str, Any], agent: str, program: list[str], where: str) ->
         existing.update({k: v for k, v in entry.items() if existing.get(k) != v})
 
 
-def remove_mcp(data: dict[str, Any]) -> None:
-    servers = data.get("mcpServers")
+def remove_mcp(data: dict[str, Any], agent: str = "") -> None:
+    key = mcp_key(agent)
+    servers = data.get(key)
     if isinstance(servers, dict) and is_recall_server(servers.get("recall")):
         del servers["recall"]
         if not servers:
-            del data["mcpServers"]
+            del data[key]

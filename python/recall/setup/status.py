@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from recall.record import Record, field
-from recall.setup import entries, jsonc, jsonfile, tomlfile, where
+from recall.setup import entries, goose, jsonc, jsonfile, tomlfile, where
 from recall.setup.apply import Target, targets
 from recall.setup.commands import program_of, runnable
 from recall.setup.jsonfile import SettingsError
@@ -43,13 +43,17 @@ def _read(target: Target) -> dict[str, Any]:
         return tomlfile.parse(target.path, text)
     if target.kind == "jsonc":
         return jsonc.parse(target.path, text)
+    if target.kind == "yaml":
+        return goose.read(target.path, text)
     return jsonfile.parse(target.path, text)
 
 
-def _server(target: Target, data: dict[str, Any]) -> Any:
+def _server(agent: str, target: Target, data: dict[str, Any]) -> Any:
     if target.kind == "toml":
         return tomlfile.current(data)
-    servers = data.get("mcp" if target.kind == "jsonc" else "mcpServers")
+    if target.kind == "yaml":
+        return data.get("recall")
+    servers = data.get(entries.mcp_key(agent))
     return servers.get("recall") if isinstance(servers, dict) else None
 
 
@@ -77,7 +81,7 @@ def status(agent: str, home: Path) -> AgentStatus:
     registered = []
     for target in mcp_targets:
         try:
-            server = _server(target, _read(target))
+            server = _server(agent, target, _read(target))
         except SettingsError as exc:
             found.problems.append(str(exc))
             continue

@@ -10,6 +10,13 @@ hooks in `hooks.json`, MCP servers in `config.toml`. Gemini CLI:
 every OS), its `opencode.jsonc`, `opencode.json` or `config.json`, MCP servers
 only. Cline and Roo Code: each editor's `globalStorage/<extension>/settings/`
 (`cline_mcp_settings.json`, `mcp_settings.json`), MCP servers only.
+Copilot CLI: `$COPILOT_HOME` or `~/.copilot`, MCP servers in `mcp-config.json`,
+a hook file of recall's own in `hooks/`. Qwen Code: `$QWEN_HOME` or `~/.qwen`,
+both in `settings.json`. Crush: `$CRUSH_GLOBAL_CONFIG` or
+`$XDG_CONFIG_HOME/crush` (`%LOCALAPPDATA%\\crush` on Windows), `crush.json`,
+MCP servers only. Continue: `$CONTINUE_GLOBAL_DIR` or `~/.continue`, a file of
+recall's own in `mcpServers/`. Goose: `$GOOSE_PATH_ROOT/config` or
+`~/.config/goose` (`%APPDATA%\\Block\\goose\\config` on Windows), `config.yaml`.
 """
 
 from __future__ import annotations
@@ -20,7 +27,20 @@ from pathlib import Path
 
 from recall import agent_homes as homes
 
-AGENTS = ("claude", "codex", "gemini", "cursor", "opencode", "cline", "roo")
+AGENTS = (
+    "claude",
+    "codex",
+    "gemini",
+    "cursor",
+    "opencode",
+    "cline",
+    "roo",
+    "copilot",
+    "qwen",
+    "crush",
+    "continue",
+    "goose",
+)
 EXTENSIONS = {"cline": "saoudrizwan.claude-dev", "roo": "rooveterinaryinc.roo-cline"}
 """The VS Code extensions whose MCP settings setup writes, by agent."""
 MCP_SETTINGS = {"cline": "cline_mcp_settings.json", "roo": "mcp_settings.json"}
@@ -81,6 +101,46 @@ def opencode_file(home: Path) -> Path:
     return folder / "opencode.json"
 
 
+def copilot_dir(home: Path) -> Path:
+    return homes.copilot_home(home)
+
+
+def qwen_dir(home: Path) -> Path:
+    return homes.qwen_home(home)
+
+
+def crush_dir(home: Path) -> Path:
+    """Crush's global config folder: `$CRUSH_GLOBAL_CONFIG` (a folder, crush.json in it),
+    else `%LOCALAPPDATA%\\crush` on Windows and `$XDG_CONFIG_HOME/crush` elsewhere."""
+    configured = os.environ.get("CRUSH_GLOBAL_CONFIG", "").strip()
+    if configured:
+        return Path(configured).expanduser()
+    if sys.platform == "win32":
+        local = os.environ.get("LOCALAPPDATA", "").strip()
+        return (Path(local) if local else home / "AppData" / "Local") / "crush"
+    xdg = os.environ.get("XDG_CONFIG_HOME", "").strip()
+    return (Path(xdg).expanduser() if xdg else home / ".config") / "crush"
+
+
+def continue_dir(home: Path) -> Path:
+    configured = os.environ.get("CONTINUE_GLOBAL_DIR", "").strip()
+    return Path(configured).expanduser() if configured else home / ".continue"
+
+
+def goose_dir(home: Path) -> Path:
+    """Goose's config folder: `$GOOSE_PATH_ROOT/config`, else `%APPDATA%\\Block\\goose\\config`
+    on Windows and `$XDG_CONFIG_HOME/goose` (`~/.config/goose`, macOS too) elsewhere."""
+    root = os.environ.get("GOOSE_PATH_ROOT", "").strip()
+    if root:
+        return Path(root).expanduser() / "config"
+    if sys.platform == "win32":
+        appdata = os.environ.get("APPDATA", "").strip()
+        base = Path(appdata) if appdata else home / "AppData" / "Roaming"
+        return base / "Block" / "goose" / "config"
+    xdg = os.environ.get("XDG_CONFIG_HOME", "").strip()
+    return (Path(xdg).expanduser() if xdg else home / ".config") / "goose"
+
+
 def _this_platform_first(paths: list[Path]) -> list[Path]:
     """`agent_homes.app_data_dirs` order (XDG, macOS, Windows) with this system's first."""
     first = 1 if sys.platform == "darwin" else 2 if sys.platform == "win32" else 0
@@ -108,6 +168,11 @@ def agent_dir(agent: str, home: Path) -> Path:
         "gemini": gemini_dir,
         "cursor": cursor_dir,
         "opencode": opencode_dir,
+        "copilot": copilot_dir,
+        "qwen": qwen_dir,
+        "crush": crush_dir,
+        "continue": continue_dir,
+        "goose": goose_dir,
     }[agent](home)
 
 
@@ -118,4 +183,17 @@ def installed(agent: str, home: Path) -> bool:
         return any(d.is_dir() for d in homes.extension_dirs(home, EXTENSIONS[agent]))
     if agent == "opencode" and (homes.xdg_data(home) / "opencode").is_dir():
         return True
+    if agent in ("crush", "goose") and _has_data(agent, home):
+        return True
     return agent_dir(agent, home).is_dir()
+
+
+def _has_data(agent: str, home: Path) -> bool:
+    """Crush's or Goose's data folder exists (sessions written, config still default)."""
+    if agent == "crush":
+        from recall.agents.crush import crush_roots
+
+        return any(root.is_dir() for root in crush_roots(home))
+    from recall.agents.goose import goose_roots
+
+    return any(root.parent.is_dir() for root in goose_roots(home)[:2])
