@@ -263,17 +263,6 @@ def place(db: sqlite3.Connection, rowid: int) -> Place:
     return Place(*row)
 
 
-def message_text(db: sqlite3.Connection, session_id: str, agent: str, index: int) -> str | None:
-    """The whole text of a session's message by its index (as results number them: the
-    count of the session's messages before it); None when there is no such message."""
-    row = db.execute(
-        "SELECT m.text FROM messages m JOIN sessions s ON s.id = m.session"
-        " WHERE s.session_id = ? AND s.agent = ? ORDER BY m.position LIMIT 1 OFFSET ?",
-        (session_id, agent, index),
-    ).fetchone()
-    return None if row is None else str(row[0])
-
-
 def message_turns(
     db: sqlite3.Connection, session_id: str, agent: str, first: int, count: int
 ) -> list[tuple[int, str, str]]:
