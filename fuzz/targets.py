@@ -36,7 +36,7 @@ from pathlib import Path
 from recall import _accel, _core  # type: ignore[attr-defined,unused-ignore]
 from recall.agents import ADAPTERS, IMPORT
 from recall.cli.render import to_json
-from recall.ingest import store_part
+from recall.ingest import redacted_part, store_part
 from recall.privacy.redaction import current
 from recall.search.keyword import search
 from recall.search.query import MAX_TERMS, parse
@@ -131,7 +131,7 @@ def _store() -> sqlite3.Connection:
     lines = [json.dumps({"session": sid, "role": "user", "text": text}) for sid, text in _SESSIONS]
     parsed = IMPORT.parse(Path("/fuzz/import.jsonl"), "\n".join(lines).encode() + b"\n", 0, {})
     for part in parsed.parts:
-        store_part(db, part, "fuzzbox", None, current())
+        store_part(db, redacted_part(part, current()), "fuzzbox", None)
     return db
 
 

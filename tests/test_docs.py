@@ -1,7 +1,8 @@
 """What the code and the docs cite exists in this repository.
 
-The design spec the project started from lives outside it; a citation of
-its sections in a docstring or `--help` sends a reader to a document they do not have. The
+The design spec and the agents' format notes the project started from live
+outside it (SPEC.md, FORMATS.md, AGENT-FORMATS.md); a citation of them in a
+docstring or `--help` sends a reader to a document they do not have. The
 repository's own docs say the same things and are kept true.
 """
 
@@ -15,13 +16,15 @@ import pytest
 from clihelp import call
 from paths import REPO
 
-_SPEC = re.compile(r"\bSPEC\b\s*(?:§|:)")
+_SPEC = re.compile(r"\bSPEC\b\s*(?:§|:)|\bFORMATS(?:\.md|\s*§)")
 
 
 def test_no_code_or_doc_cites_the_outside_spec() -> None:
     places = [REPO / "README.md", *(REPO / "docs").glob("*.md")]
     for folder in ("python", "fuzz", "rust", "tests", "packaging", "scripts"):
-        places += [p for p in (REPO / folder).rglob("*") if p.suffix in (".py", ".rs", ".md")]
+        places += [
+            p for p in (REPO / folder).rglob("*") if p.suffix in (".py", ".pyi", ".rs", ".md")
+        ]
     citing = sorted(
         str(p.relative_to(REPO))
         for p in places

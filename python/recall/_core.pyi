@@ -172,7 +172,7 @@ def parse_transcript(
     often in another file, so it is no part's title. A part's `title_rank`
     is 3 for the agent's own title (Claude `ai-title`, Codex thread name,
     Gemini summary) and 4 for the user's (`custom-title`), 0 without one.
-    Keep/drop rules are FORMATS.md's, as `docs/mirror.md` lists them. Never
+    Keep/drop rules are those `docs/mirror.md` lists. Never
     raises on content: invalid UTF-8, broken JSON (including nesting deeper
     than 256), non-objects and unexpected shapes are counted and skipped.
     Lone surrogate escapes become U+FFFD.

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
 from recall.agents.jsonl_import import DEFAULT_AGENT, number_keys, read
-from recall.ingest import ALREADY_REDACTED, can_resume, fingerprint, redact_parsed, store_batch
+from recall.ingest import can_resume, fingerprint, redact_parsed, store_batch
 from recall.record import Record, field
 from recall.safeio import MAX_LINE, SKIP_LONG_LINE, open_regular, skip_line
 from recall.store import Store
@@ -253,7 +253,7 @@ class _Run:
                 mark.skipped = {
                     r: mark.skipped.get(r, 0) + n for r, n in self.report.skipped.items()
                 }
-                write_mark(db, mark, ALREADY_REDACTED)
+                write_mark(db, mark)
         self.report.messages += sum(len(p.messages) for p in parsed.parts)
 
     def tick(self, done: int, total: int | None, start: int) -> None:

@@ -2,8 +2,8 @@
 
 This is where privacy meets the store: each session part is checked
 (`privacy.policy.refusal`: tombstones, exclusions, the ignore marker), a
-marked session is deleted (`privacy.forget`), and what is stored goes
-through the user's redactor, which the store writer is handed.
+marked session is deleted (`privacy.forget`), and every text is redacted
+once, where it enters (`redact_parsed`), before the store writer sees it.
 
 Ingest is split in two so `sync` can batch: `prepare` stats, reads and parses a
 file without any lock; `commit` merges the result inside the caller's write
@@ -24,13 +24,12 @@ from recall.digest import sha1_hex
 from recall.privacy import policy
 from recall.privacy.forget import MARKER, forget_marked
 from recall.privacy.projects import project_matches
-from recall.privacy.redaction import current
+from recall.privacy.redaction import Redactor, current
 from recall.record import Record, field, replace
 from recall.safeio import MAX_LINE, SKIP_BIG_DOCUMENT, SKIP_LONG_LINE, open_regular, skip_line
 from recall.store import Store
 from recall.store.titles import record_summaries
 from recall.store.writer import (
-    Redactor,
     TranscriptMark,
     apply_part,
     clean_ids,
@@ -221,7 +220,11 @@ def redact_parsed(parsed: Parsed) -> list[str]:
 
 
 def redacted_part(part: SessionPart, redactor: Redactor) -> SessionPart:
-    """`part` with its messages, title, project and metadata redacted."""
+    """`part` as it may be stored: its messages, title, project and metadata values
+    redacted (docs/privacy.md), its message keys and metadata keys scrubbed (lone
+    surrogates made U+FFFD: SQLite stores UTF-8, and one bad character would fail a
+    whole transaction). The only redaction pass a session part goes through; the
+    store writer stores what this returns."""
     clean = redactor.redact
     info = part.info
     return SessionPart(
@@ -229,25 +232,12 @@ def redacted_part(part: SessionPart, redactor: Redactor) -> SessionPart:
             info,
             project=clean(info.project) if info.project else info.project,
             title=clean(info.title) if info.title else info.title,
-            metadata={k: clean(str(v)) for k, v in info.metadata.items()},
+            metadata={scrub(k): clean(str(v)) for k, v in info.metadata.items()},
         ),
-        messages=[Message(m.key, m.role, clean(m.text), m.timestamp) for m in part.messages],
+        messages=[Message(scrub(m.key), m.role, clean(m.text), m.timestamp) for m in part.messages],
         replace=part.replace,
-        rewinds=part.rewinds,
+        rewinds=[scrub(k) for k in part.rewinds],
     )
-
-
-class _Redacted:
-    """The redactor for text `prepare` already redacted: lone surrogates only."""
-
-    def redact(self, text: str) -> str:
-        return scrub(text)
-
-    def redact_json(self, value: Any) -> Any:
-        return value
-
-
-ALREADY_REDACTED = _Redacted()
 
 
 def store_part(
@@ -255,10 +245,10 @@ def store_part(
     part: SessionPart,
     computer: str,
     transcript: str | None,
-    redactor: Redactor,
     marked: bool | None = None,
 ) -> int | None:
-    """Store one session part unless privacy keeps it out; its rowid, or None when refused.
+    """Store one session part, already through `redacted_part`, unless privacy keeps it
+    out; its rowid, or None when refused.
 
     A part carrying the ignore marker also deletes what was indexed of its
     session and leaves a tombstone. `marked` is what `prepare` saw before
@@ -270,7 +260,7 @@ def store_part(
         forget_marked(db, part.info.session_id, part.info.agent)
     if reason is not None:
         return None
-    return apply_part(db, part, computer, transcript, redactor)
+    return apply_part(db, part, computer, transcript)
 
 
 def store_batch(
@@ -304,7 +294,7 @@ def store_batch(
         decided.append(replace(part, replace=False))
     (last,) = db.execute("SELECT coalesce(max(id), 0) FROM messages").fetchone()
     for part in decided:
-        apply_part(db, part, computer, transcript, ALREADY_REDACTED, index=False)
+        apply_part(db, part, computer, transcript, index=False)
     index_new_messages(db, last)
 
 
@@ -329,7 +319,7 @@ def commit(db: sqlite3.Connection, job: Job, computer: str) -> list[str]:
     mark = read_mark(db, job.path)
     marked = set(job.marked)
     stored = [
-        store_part(db, part, computer, job.path, ALREADY_REDACTED, part.info.session_id in marked)
+        store_part(db, part, computer, job.path, part.info.session_id in marked)
         for part in job.parsed.parts
     ]
     if job.parsed.summaries and _keeps_summaries(db, job, stored):
@@ -337,7 +327,7 @@ def commit(db: sqlite3.Connection, job: Job, computer: str) -> list[str]:
     # Another process may have read further meanwhile; never move its mark back
     # unless this job re-read the file from the start (a rewrite or truncation).
     if mark is None or job.base == 0 or job.mark.offset >= mark.offset:
-        write_mark(db, job.mark, ALREADY_REDACTED)
+        write_mark(db, job.mark)
     return [part.info.session_id for part in job.parsed.parts]
 
 
@@ -368,5 +358,5 @@ def ingest_bytes(store: Store, adapter: Adapter, data: bytes, computer: str) -> 
     with store.transaction() as db:
         for part in parsed.parts:
             is_marked = part.info.session_id in marked
-            store_part(db, part, computer, None, ALREADY_REDACTED, is_marked)
+            store_part(db, part, computer, None, is_marked)
     return parsed

@@ -1,11 +1,11 @@
-"""Record types the transcript formats define (FORMATS.md), shared by the adapters'
+"""Record types the transcript formats define (docs/mirror.md), shared by the adapters'
 sniffers and the twin parsers; the Rust core keeps its own copies in claude.rs and codex.rs."""
 
 from __future__ import annotations
 
 CLAUDE_IGNORED = frozenset(
     {
-        # documented in FORMATS.md §1
+        # documented by Claude Code (docs/mirror.md, "Claude Code")
         "system", "attachment", "progress", "file-history-snapshot", "queue-operation",
         "last-prompt", "agent-name", "agent-setting", "permission-mode", "mode", "pr-link",
         "bridge-session", "worktree-state", "frame-link",

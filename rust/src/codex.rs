@@ -6,14 +6,14 @@
 //! with the same role is dropped. State is the twin's dict, key for key.
 
 use crate::codex_text::{kind_of, message_texts, parent_of, sval, user_text, Kind};
-use crate::jsonlines::for_each_object;
+use crate::jsonlines::{parse_lines, LineRun};
 use crate::lazyjson::{Obj, Spec, Val, LEAF};
 use crate::pytext::strip;
 use crate::records::{
-    carried_sid, opt_value, state_str, truthy, Message, Origin, Parsed, SessionInfo, SessionPart,
-    State, ASSISTANT, SKIP_BAD_SHAPE, SKIP_UNKNOWN, TITLE_AGENT, USER,
+    carried_sid, claim_sid, opt_value, state_str, string_metadata, truthy, Message, Origin, Parsed,
+    SessionInfo, SessionPart, State, ASSISTANT, SKIP_BAD_SHAPE, SKIP_UNKNOWN, TITLE_AGENT, USER,
 };
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::borrow::Cow;
 
 /// Split out in the line's one pass: the envelope's payload (its tool
@@ -55,53 +55,8 @@ struct Run<'o> {
 }
 
 impl Run<'_> {
-    fn meta(&mut self) -> &mut Map<String, Value> {
-        if !matches!(self.st.get("meta"), Some(Value::Object(_))) {
-            self.st.insert("meta".into(), Value::Object(Map::new()));
-        }
-        match self.st.get_mut("meta") {
-            Some(Value::Object(m)) => m,
-            _ => unreachable!("meta was just made an object"),
-        }
-    }
-
     fn sid(&mut self) -> String {
         carried_sid(&mut self.st, &self.origin.file_id)
-    }
-
-    fn record(&mut self, off: usize, obj: &Obj<'_>, parsed: &mut Parsed) {
-        let kind = kind_of(obj.get("type"));
-        let stamp = obj.val("timestamp");
-        let item_stamp = if stamp.is_null() {
-            obj.val("created_at")
-        } else {
-            stamp
-        };
-        match &kind {
-            Kind::Unhashable => parsed.skip(SKIP_BAD_SHAPE),
-            Kind::Str(k) if ENVELOPES.contains(&k.as_ref()) && obj.has("payload") => {
-                let Some(payload) = obj.val("payload").as_obj() else {
-                    return parsed.skip(SKIP_BAD_SHAPE);
-                };
-                match k.as_ref() {
-                    "session_meta" => self.session_meta(&payload, stamp),
-                    "response_item" => self.item(off, &payload, stamp, parsed),
-                    "event_msg" => self.event(off, &payload, stamp),
-                    _ => self.turn_context(&payload),
-                }
-            }
-            Kind::Str(k) if IGNORED.contains(&k.as_ref()) => {}
-            _ if obj.has("record_type") => {}
-            Kind::Str(k) if ITEM_TYPES.contains(&k.as_ref()) => {
-                self.item(off, obj, item_stamp, parsed)
-            }
-            Kind::Null if obj.has("role") => self.item(off, obj, item_stamp, parsed),
-            Kind::Null if obj.has("id") && (obj.has("instructions") || obj.has("git")) => {
-                self.session_meta(obj, stamp) // the legacy bare header
-            }
-            Kind::Str(_) | Kind::Null => parsed.skip(SKIP_UNKNOWN),
-            Kind::OtherScalar => parsed.skip(SKIP_BAD_SHAPE),
-        }
     }
 
     fn session_meta(&mut self, payload: &Obj<'_>, stamp: Val<'_>) {
@@ -110,11 +65,7 @@ impl Run<'_> {
         }
         self.st.insert("meta_seen".into(), Value::Bool(true));
         let sid = sval(payload.val("session_id")).or_else(|| sval(payload.val("id")));
-        if let Some(sid) = sid {
-            if !matches!(self.st.get("sid"), Some(Value::String(_))) {
-                self.st.insert("sid".into(), Value::String(sid));
-            }
-        }
+        claim_sid(&mut self.st, sid);
         self.st
             .insert("cwd".into(), opt_value(sval(payload.val("cwd")).as_deref()));
         let started = sval(payload.val("timestamp")).or_else(|| sval(stamp));
@@ -243,6 +194,47 @@ impl Run<'_> {
             timestamp: sval(stamp),
         })
     }
+}
+
+impl LineRun for Run<'_> {
+    fn state(&mut self) -> &mut State {
+        &mut self.st
+    }
+
+    fn record(&mut self, off: usize, obj: &Obj<'_>, parsed: &mut Parsed) {
+        let kind = kind_of(obj.get("type"));
+        let stamp = obj.val("timestamp");
+        let item_stamp = if stamp.is_null() {
+            obj.val("created_at")
+        } else {
+            stamp
+        };
+        match &kind {
+            Kind::Unhashable => parsed.skip(SKIP_BAD_SHAPE),
+            Kind::Str(k) if ENVELOPES.contains(&k.as_ref()) && obj.has("payload") => {
+                let Some(payload) = obj.val("payload").as_obj() else {
+                    return parsed.skip(SKIP_BAD_SHAPE);
+                };
+                match k.as_ref() {
+                    "session_meta" => self.session_meta(&payload, stamp),
+                    "response_item" => self.item(off, &payload, stamp, parsed),
+                    "event_msg" => self.event(off, &payload, stamp),
+                    _ => self.turn_context(&payload),
+                }
+            }
+            Kind::Str(k) if IGNORED.contains(&k.as_ref()) => {}
+            _ if obj.has("record_type") => {}
+            Kind::Str(k) if ITEM_TYPES.contains(&k.as_ref()) => {
+                self.item(off, obj, item_stamp, parsed)
+            }
+            Kind::Null if obj.has("role") => self.item(off, obj, item_stamp, parsed),
+            Kind::Null if obj.has("id") && (obj.has("instructions") || obj.has("git")) => {
+                self.session_meta(obj, stamp) // the legacy bare header
+            }
+            Kind::Str(_) | Kind::Null => parsed.skip(SKIP_UNKNOWN),
+            Kind::OtherScalar => parsed.skip(SKIP_BAD_SHAPE),
+        }
+    }
 
     fn finish(mut self, parsed: &mut Parsed) {
         let mut replace = false;
@@ -275,10 +267,7 @@ impl Run<'_> {
         info.title_rank = if title.is_some() { TITLE_AGENT } else { 0 };
         info.title = title;
         info.started_at = state_str(st, "started").map(String::from);
-        info.metadata = meta
-            .into_iter()
-            .filter_map(|(k, v)| v.as_str().map(|s| (k, s.to_string())))
-            .collect();
+        info.metadata = string_metadata(&meta);
         parsed.parts.push(SessionPart {
             info,
             messages,
@@ -291,7 +280,6 @@ impl Run<'_> {
 
 /// Parse `data` (the file from byte `base` on) with the state of the previous parse.
 pub fn parse(origin: &Origin, data: &[u8], base: usize, state: &State) -> Parsed {
-    let mut parsed = Parsed::default();
     let mut run = Run {
         origin,
         st: state.clone(),
@@ -300,9 +288,5 @@ pub fn parse(origin: &Origin, data: &[u8], base: usize, state: &State) -> Parsed
         title_changed: false,
     };
     run.meta();
-    for_each_object(data, base, &LINE, &mut parsed, |off, obj, parsed| {
-        run.record(off, obj, parsed)
-    });
-    run.finish(&mut parsed);
-    parsed
+    parse_lines(run, data, base, &LINE)
 }

@@ -14,16 +14,16 @@
 //! have) carries no conversation and is passed over without a count.
 
 use crate::codex_text::sval;
-use crate::jsonlines::for_each_object;
+use crate::jsonlines::{parse_lines, record_type, LineRun};
 use crate::lazyjson::{Obj, LEAF};
 use crate::pystamp::stamp;
 use crate::pytext::strip;
 use crate::records::{
-    carried_sid, state_str, truthy, Message, Origin, Parsed, SessionInfo, SessionPart, State,
-    ASSISTANT, SKIP_BAD_SHAPE, SKIP_UNKNOWN, USER,
+    carried_sid, claim_sid, state_str, string_metadata, Message, Origin, Parsed, SessionInfo,
+    SessionPart, State, ASSISTANT, SKIP_BAD_SHAPE, USER,
 };
 use indexmap::IndexMap;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// Events whose `data` must be an object to be read.
 const READ: [&str; 6] = [
@@ -43,65 +43,12 @@ struct Run<'o> {
 }
 
 impl Run<'_> {
-    fn meta(&mut self) -> &mut Map<String, Value> {
-        if !matches!(self.st.get("meta"), Some(Value::Object(_))) {
-            self.st.insert("meta".into(), Value::Object(Map::new()));
-        }
-        match self.st.get_mut("meta") {
-            Some(Value::Object(m)) => m,
-            _ => unreachable!("meta was just made an object"),
-        }
-    }
-
     fn sid(&mut self) -> String {
         carried_sid(&mut self.st, &self.origin.file_id)
     }
 
-    fn once(&mut self, key: &str, value: Option<String>) {
-        if let (false, Some(v)) = (truthy(self.st.get(key)), value) {
-            self.st.insert(key.into(), Value::String(v));
-        }
-    }
-
-    fn record(&mut self, off: usize, obj: &Obj<'_>, parsed: &mut Parsed) {
-        let Some(kind) = obj.val("type").as_str() else {
-            let why = if obj.has("type") {
-                SKIP_BAD_SHAPE
-            } else {
-                SKIP_UNKNOWN
-            };
-            return parsed.skip(why);
-        };
-        if !READ.contains(&kind.as_ref()) {
-            return;
-        }
-        let Some(data) = obj.val("data").as_obj() else {
-            return parsed.skip(SKIP_BAD_SHAPE);
-        };
-        match kind.as_ref() {
-            "session.start" => self.start(obj, &data),
-            "session.resume" => {
-                if let Some(ctx) = data.val("context").as_obj() {
-                    self.once("cwd", sval(ctx.val("cwd")));
-                }
-            }
-            "session.context_changed" => self.once("cwd", sval(data.val("cwd"))),
-            "session.model_change" => {
-                if let Some(model) = sval(data.val("newModel")) {
-                    self.meta().insert("model".into(), Value::String(model));
-                }
-            }
-            "user.message" => self.user(off, obj, &data),
-            _ => self.assistant(off, obj, &data),
-        }
-    }
-
     fn start(&mut self, obj: &Obj<'_>, data: &Obj<'_>) {
-        if let Some(sid) = sval(data.val("sessionId")) {
-            if !matches!(self.st.get("sid"), Some(Value::String(_))) {
-                self.st.insert("sid".into(), Value::String(sid));
-            }
-        }
+        claim_sid(&mut self.st, sval(data.val("sessionId")));
         let started = sval(data.val("startTime")).or_else(|| stamp(obj.val("timestamp")));
         self.once("started", started);
         let ctx = data.val("context").as_obj();
@@ -192,6 +139,40 @@ impl Run<'_> {
         info.started_at = state_str(&self.st, "started").map(String::from);
         info
     }
+}
+
+impl LineRun for Run<'_> {
+    fn state(&mut self) -> &mut State {
+        &mut self.st
+    }
+
+    fn record(&mut self, off: usize, obj: &Obj<'_>, parsed: &mut Parsed) {
+        let Some(kind) = record_type(obj, parsed) else {
+            return;
+        };
+        if !READ.contains(&kind.as_ref()) {
+            return;
+        }
+        let Some(data) = obj.val("data").as_obj() else {
+            return parsed.skip(SKIP_BAD_SHAPE);
+        };
+        match kind.as_ref() {
+            "session.start" => self.start(obj, &data),
+            "session.resume" => {
+                if let Some(ctx) = data.val("context").as_obj() {
+                    self.once("cwd", sval(ctx.val("cwd")));
+                }
+            }
+            "session.context_changed" => self.once("cwd", sval(data.val("cwd"))),
+            "session.model_change" => {
+                if let Some(model) = sval(data.val("newModel")) {
+                    self.meta().insert("model".into(), Value::String(model));
+                }
+            }
+            "user.message" => self.user(off, obj, &data),
+            _ => self.assistant(off, obj, &data),
+        }
+    }
 
     fn finish(mut self, parsed: &mut Parsed) {
         if self.pending.is_empty() {
@@ -209,11 +190,7 @@ impl Run<'_> {
         }
         if !main.is_empty() {
             let mut info = self.info(sid.clone(), None);
-            info.metadata = self
-                .meta()
-                .iter()
-                .filter_map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_string())))
-                .collect();
+            info.metadata = string_metadata(self.meta());
             parsed.parts.push(SessionPart {
                 info,
                 messages: main,
@@ -236,18 +213,13 @@ impl Run<'_> {
 
 /// Parse `data` (the file from byte `base` on) with the previous parse's state.
 pub fn parse(origin: &Origin, data: &[u8], base: usize, state: &State) -> Parsed {
-    let mut parsed = Parsed::default();
     let mut run = Run {
         origin,
         st: state.clone(),
         pending: IndexMap::new(),
     };
     run.meta();
-    for_each_object(data, base, &LEAF, &mut parsed, |off, obj, parsed| {
-        run.record(off, obj, parsed)
-    });
-    run.finish(&mut parsed);
-    parsed
+    parse_lines(run, data, base, &LEAF)
 }
 
 #[cfg(test)]

@@ -6,13 +6,13 @@
 //! the twin's dict, key for key.
 
 use crate::gemini_text::{model_text, user_text};
-use crate::jsonlines::{for_each_object, with_object, Bad};
+use crate::jsonlines::{parse_lines, with_object, Bad, LineRun};
 use crate::lazyjson::{Obj, Spec, Val, LEAF};
 use crate::pystamp::stamp;
 use crate::pytext::nonblank;
 use crate::records::{
-    carried_sid, opt_value, state_str, truthy, Message, Origin, Parsed, SessionInfo, SessionPart,
-    State, ASSISTANT, SKIP_BAD_SHAPE, SKIP_UNKNOWN, TITLE_AGENT, USER,
+    carried_sid, claim_sid, opt_value, state_str, string_metadata, truthy, Message, Origin, Parsed,
+    SessionInfo, SessionPart, State, ASSISTANT, SKIP_BAD_SHAPE, SKIP_UNKNOWN, TITLE_AGENT, USER,
 };
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
@@ -94,13 +94,6 @@ impl<'o> Run<'o> {
         }
     }
 
-    fn meta(&mut self) -> &mut Map<String, Value> {
-        match self.st.get_mut("meta") {
-            Some(Value::Object(m)) => m,
-            _ => unreachable!("meta is an object from the start"),
-        }
-    }
-
     fn sid(&mut self) -> String {
         carried_sid(&mut self.st, &self.origin.file_id)
     }
@@ -110,11 +103,7 @@ impl<'o> Run<'o> {
     }
 
     fn metadata(&mut self, rec: &Obj<'_>) {
-        if let Some(sid) = sval(rec.val("sessionId")) {
-            if !matches!(self.st.get("sid"), Some(Value::String(_))) {
-                self.st.insert("sid".into(), Value::String(sid));
-            }
-        }
+        claim_sid(&mut self.st, sval(rec.val("sessionId")));
         let started = if truthy(self.st.get("started")) {
             self.st["started"].clone()
         } else {
@@ -236,6 +225,22 @@ impl<'o> Run<'o> {
         }
     }
 
+    fn document(&mut self, doc: &Obj<'_>, parsed: &mut Parsed) {
+        self.metadata(doc);
+        let records = doc.get("messages").unwrap_or_else(|| doc.val("history"));
+        match records.as_arr() {
+            // `/chat save` checkpoints hold API Content turns: {role, parts}
+            Some(records) => self.checkpoint(records, 0, true, parsed),
+            None => parsed.skip(SKIP_BAD_SHAPE),
+        }
+    }
+}
+
+impl LineRun for Run<'_> {
+    fn state(&mut self) -> &mut State {
+        &mut self.st
+    }
+
     fn record(&mut self, off: usize, rec: &Obj<'_>, parsed: &mut Parsed) {
         if rec.has("$rewindTo") {
             match sval(rec.val("$rewindTo")) {
@@ -263,16 +268,6 @@ impl<'o> Run<'o> {
         }
     }
 
-    fn document(&mut self, doc: &Obj<'_>, parsed: &mut Parsed) {
-        self.metadata(doc);
-        let records = doc.get("messages").unwrap_or_else(|| doc.val("history"));
-        match records.as_arr() {
-            // `/chat save` checkpoints hold API Content turns: {role, parts}
-            Some(records) => self.checkpoint(records, 0, true, parsed),
-            None => parsed.skip(SKIP_BAD_SHAPE),
-        }
-    }
-
     fn finish(mut self, parsed: &mut Parsed) {
         let order: Vec<Value> = self
             .order
@@ -296,10 +291,7 @@ impl<'o> Run<'o> {
         info.title_rank = if title.is_some() { TITLE_AGENT } else { 0 };
         info.title = title;
         info.started_at = state_str(st, "started").map(String::from);
-        info.metadata = meta
-            .into_iter()
-            .filter_map(|(k, v)| v.as_str().map(|s| (k, s.to_string())))
-            .collect();
+        info.metadata = string_metadata(&meta);
         let (replace, rewinds) = (self.replace, std::mem::take(&mut self.rewinds));
         parsed.parts.push(SessionPart {
             info,
@@ -313,13 +305,8 @@ impl<'o> Run<'o> {
 
 /// Parse JSONL `data` (the file from byte `base` on) with the previous parse's state.
 pub fn parse(origin: &Origin, data: &[u8], base: usize, state: &State) -> Parsed {
-    let mut parsed = Parsed::default();
-    let mut run = Run::new(origin, state);
-    for_each_object(data, base, &RECORD, &mut parsed, |off, rec, parsed| {
-        run.record(off, rec, parsed)
-    });
-    run.finish(&mut parsed);
-    parsed
+    let run = Run::new(origin, state);
+    parse_lines(run, data, base, &RECORD)
 }
 
 /// Parse a legacy whole-file `.json` chat (always from the start, no state).

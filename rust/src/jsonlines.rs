@@ -5,9 +5,18 @@
 //! nor Python's `json` reads, or nested deeper than [`MAX_DEPTH`], is "broken
 //! JSON" (the grammar is [`crate::jsonscan`]'s). A final line without a
 //! newline is consumed only if complete; a half-written one is left, uncounted.
+//!
+//! The line loop every line-based parser shares is here too: [`LineRun`] (a
+//! record at a time, then the session parts) driven by [`parse_lines`], and
+//! [`record_type`], a record's `type` or the skip it counts.
 
 use crate::lazyjson::{parse_line, Obj, Spec};
-use crate::records::{Parsed, SKIP_BAD_UTF8, SKIP_BROKEN, SKIP_NOT_OBJECT};
+use crate::records::{
+    set_once, state_meta, Parsed, State, SKIP_BAD_SHAPE, SKIP_BAD_UTF8, SKIP_BROKEN,
+    SKIP_NOT_OBJECT, SKIP_UNKNOWN,
+};
+use serde_json::{Map, Value};
+use std::borrow::Cow;
 
 pub use crate::jsonscan::MAX_DEPTH;
 
@@ -53,6 +62,53 @@ pub fn with_object<R>(
         Ok(None) => Err(Bad::NotObject),
         Err(_) => Err(Bad::Broken),
     }
+}
+
+/// One parse of a line-based transcript: a record at a time, then the session
+/// parts. Codex, Gemini, Copilot, Qwen, Pi and OpenClaw parse this way
+/// ([`parse_lines`]); what they carry between parses is their [`State`].
+pub trait LineRun: Sized {
+    /// The state carried to the next parse of the file.
+    fn state(&mut self) -> &mut State;
+    /// Read one object line, at `off` in the file.
+    fn record(&mut self, off: usize, obj: &Obj<'_>, parsed: &mut Parsed);
+    /// Turn what was read into session parts, and hand the state on.
+    fn finish(self, parsed: &mut Parsed);
+
+    /// The state's `meta` object ([`state_meta`]).
+    fn meta(&mut self) -> &mut Map<String, Value> {
+        state_meta(self.state())
+    }
+
+    /// Set `key` in the state unless it holds a truthy value ([`set_once`]).
+    fn once(&mut self, key: &str, value: Option<String>) {
+        set_once(self.state(), key, value)
+    }
+}
+
+/// The line loop: every object line of `data` (the file from byte `base` on)
+/// through `run.record`, then `run.finish`.
+pub fn parse_lines(mut run: impl LineRun, data: &[u8], base: usize, spec: &'static Spec) -> Parsed {
+    let mut parsed = Parsed::default();
+    for_each_object(data, base, spec, &mut parsed, |off, obj, parsed| {
+        run.record(off, obj, parsed)
+    });
+    run.finish(&mut parsed);
+    parsed
+}
+
+/// A record's `type` string; None, with the skip counted, when it has none (an
+/// unknown record) or one that is not a string (a bad shape).
+pub fn record_type<'o>(obj: &'o Obj<'_>, parsed: &mut Parsed) -> Option<Cow<'o, str>> {
+    let kind = obj.val("type").as_str();
+    if kind.is_none() {
+        parsed.skip(if obj.has("type") {
+            SKIP_BAD_SHAPE
+        } else {
+            SKIP_UNKNOWN
+        });
+    }
+    kind
 }
 
 /// Call `f(file_offset, object)` for each object line of `data`; counts what it skips.

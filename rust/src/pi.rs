@@ -10,16 +10,17 @@
 //! and hang under the entry before them.
 
 use crate::codex_text::sval;
-use crate::jsonlines::for_each_object;
+use crate::jsonlines::{parse_lines, record_type, LineRun};
 use crate::lazyjson::{Obj, Val, LEAF};
 use crate::pystamp::stamp;
 use crate::pytext::strip;
 use crate::records::{
-    carried_sid, state_str, truthy, Message, Origin, Parsed, SessionInfo, SessionPart, State,
-    ASSISTANT, SKIP_BAD_SHAPE, SKIP_UNKNOWN, TITLE_USER_GIVEN, USER,
+    carried_sid, claim_sid, set_once, state_str, string_metadata, truthy, Message, Origin, Parsed,
+    SessionInfo, SessionPart, State, ASSISTANT, SKIP_BAD_SHAPE, SKIP_UNKNOWN, TITLE_USER_GIVEN,
+    USER,
 };
 use crate::tree::{Branch, Parent};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// Entry types that carry no conversation: kept in the tree, not counted.
 const KNOWN: [&str; 8] = [
@@ -75,74 +76,17 @@ struct Run<'o> {
 }
 
 impl Run<'_> {
-    fn meta(&mut self) -> &mut Map<String, Value> {
-        if !matches!(self.st.get("meta"), Some(Value::Object(_))) {
-            self.st.insert("meta".into(), Value::Object(Map::new()));
-        }
-        match self.st.get_mut("meta") {
-            Some(Value::Object(m)) => m,
-            _ => unreachable!("meta was just made an object"),
-        }
-    }
-
     fn sid(&mut self) -> String {
         carried_sid(&mut self.st, &self.origin.file_id)
     }
 
-    fn record(&mut self, off: usize, obj: &Obj<'_>, parsed: &mut Parsed) {
-        let Some(kind) = obj.val("type").as_str() else {
-            let why = if obj.has("type") {
-                SKIP_BAD_SHAPE
-            } else {
-                SKIP_UNKNOWN
-            };
-            return parsed.skip(why);
-        };
-        if kind == "session" {
-            return self.header(obj);
-        }
-        let own_id = sval(obj.val("id"));
-        let parent = if !obj.has("parentId") {
-            Parent::Previous
-        } else {
-            sval(obj.val("parentId")).map_or(Parent::Root, Parent::Of)
-        };
-        let mut message = None;
-        match kind.as_ref() {
-            "message" => message = self.message(off, own_id.as_deref(), obj, parsed),
-            "session_info" => {
-                if let Some(name) = sval(obj.val("name")) {
-                    if state_str(&self.st, "title") != Some(name.as_str()) {
-                        self.st.insert("title".into(), Value::String(name));
-                        self.title_changed = true;
-                    }
-                }
-            }
-            "model_change" => {
-                if let Some(model) = sval(obj.val("modelId")) {
-                    self.meta().insert("model".into(), Value::String(model));
-                }
-            }
-            k if KNOWN.contains(&k) => {}
-            _ => parsed.skip(SKIP_UNKNOWN),
-        }
-        let id = own_id.unwrap_or_else(|| format!("@{off}"));
-        self.branch.add(&self.st, id, parent, message, true);
-    }
-
     fn header(&mut self, obj: &Obj<'_>) {
-        if let Some(id) = sval(obj.val("id")) {
-            if !matches!(self.st.get("sid"), Some(Value::String(_))) {
-                self.st.insert("sid".into(), Value::String(id));
-            }
-        }
+        claim_sid(&mut self.st, sval(obj.val("id")));
         for (key, value) in [
             ("cwd", sval(obj.val("cwd"))),
             ("started", stamp(obj.val("timestamp"))),
         ] {
-            if let (false, Some(v)) = (truthy(self.st.get(key)), value) {
-                self.st.insert(key.into(), Value::String(v));
-            }
+            set_once(&mut self.st, key, value);
         }
         if let Some(fork) = sval(obj.val("parentSession")).and_then(|p| fork_id(&p)) {
             self.meta()
@@ -191,6 +135,48 @@ impl Run<'_> {
             timestamp,
         })
     }
+}
+
+impl LineRun for Run<'_> {
+    fn state(&mut self) -> &mut State {
+        &mut self.st
+    }
+
+    fn record(&mut self, off: usize, obj: &Obj<'_>, parsed: &mut Parsed) {
+        let Some(kind) = record_type(obj, parsed) else {
+            return;
+        };
+        if kind == "session" {
+            return self.header(obj);
+        }
+        let own_id = sval(obj.val("id"));
+        let parent = if !obj.has("parentId") {
+            Parent::Previous
+        } else {
+            sval(obj.val("parentId")).map_or(Parent::Root, Parent::Of)
+        };
+        let mut message = None;
+        match kind.as_ref() {
+            "message" => message = self.message(off, own_id.as_deref(), obj, parsed),
+            "session_info" => {
+                if let Some(name) = sval(obj.val("name")) {
+                    if state_str(&self.st, "title") != Some(name.as_str()) {
+                        self.st.insert("title".into(), Value::String(name));
+                        self.title_changed = true;
+                    }
+                }
+            }
+            "model_change" => {
+                if let Some(model) = sval(obj.val("modelId")) {
+                    self.meta().insert("model".into(), Value::String(model));
+                }
+            }
+            k if KNOWN.contains(&k) => {}
+            _ => parsed.skip(SKIP_UNKNOWN),
+        }
+        let id = own_id.unwrap_or_else(|| format!("@{off}"));
+        self.branch.add(&self.st, id, parent, message, true);
+    }
 
     fn finish(mut self, parsed: &mut Parsed) {
         let branch = std::mem::take(&mut self.branch);
@@ -213,10 +199,7 @@ impl Run<'_> {
         info.title_rank = if title.is_some() { TITLE_USER_GIVEN } else { 0 };
         info.title = title;
         info.started_at = state_str(st, "started").map(String::from);
-        info.metadata = meta
-            .into_iter()
-            .filter_map(|(k, v)| v.as_str().map(|s| (k, s.to_string())))
-            .collect();
+        info.metadata = string_metadata(&meta);
         parsed.parts.push(SessionPart {
             info,
             messages,
@@ -235,7 +218,6 @@ pub fn parse(
     base: usize,
     state: &State,
 ) -> Parsed {
-    let mut parsed = Parsed::default();
     let mut run = Run {
         origin,
         agent,
@@ -245,11 +227,7 @@ pub fn parse(
     };
     run.st.shift_remove("reread");
     run.meta();
-    for_each_object(data, base, &LEAF, &mut parsed, |off, obj, parsed| {
-        run.record(off, obj, parsed)
-    });
-    run.finish(&mut parsed);
-    parsed
+    parse_lines(run, data, base, &LEAF)
 }
 
 #[cfg(test)]

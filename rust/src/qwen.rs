@@ -12,12 +12,13 @@
 
 use crate::codex_text::sval;
 use crate::gemini_text::{model_text, user_text};
-use crate::jsonlines::for_each_object;
+use crate::jsonlines::{parse_lines, record_type, LineRun};
 use crate::lazyjson::{Obj, LEAF};
 use crate::pystamp::stamp;
 use crate::records::{
-    carried_sid, state_str, truthy, Message, Origin, Parsed, SessionInfo, SessionPart, State,
-    ASSISTANT, SKIP_BAD_SHAPE, SKIP_UNKNOWN, TITLE_AGENT, TITLE_USER_GIVEN, USER,
+    carried_sid, claim_sid, state_str, string_metadata, truthy, Message, Origin, Parsed,
+    SessionInfo, SessionPart, State, ASSISTANT, SKIP_BAD_SHAPE, SKIP_UNKNOWN, TITLE_AGENT,
+    TITLE_USER_GIVEN, USER,
 };
 use crate::tree::{Branch, Parent};
 use indexmap::IndexMap;
@@ -32,40 +33,52 @@ struct Run<'o> {
 }
 
 impl Run<'_> {
-    fn meta(&mut self) -> &mut Map<String, Value> {
-        if !matches!(self.st.get("meta"), Some(Value::Object(_))) {
-            self.st.insert("meta".into(), Value::Object(Map::new()));
-        }
-        match self.st.get_mut("meta") {
-            Some(Value::Object(m)) => m,
-            _ => unreachable!("meta was just made an object"),
-        }
-    }
-
     fn sid(&mut self) -> String {
         carried_sid(&mut self.st, &self.origin.file_id)
     }
 
-    fn once(&mut self, key: &str, value: Option<String>) {
-        if let (false, Some(v)) = (truthy(self.st.get(key)), value) {
-            self.st.insert(key.into(), Value::String(v));
+    fn system(&mut self, obj: &Obj<'_>) {
+        let Some(payload) = obj.val("systemPayload").as_obj() else {
+            return;
+        };
+        let subtype = obj.val("subtype");
+        if subtype.is_str("custom_title") {
+            if let Some(title) = sval(payload.val("customTitle")) {
+                let rank = if payload.val("titleSource").is_str("auto") {
+                    TITLE_AGENT
+                } else {
+                    TITLE_USER_GIVEN
+                };
+                if state_str(&self.st, "title") != Some(title.as_str()) {
+                    self.st.insert("title".into(), Value::String(title));
+                    self.st.insert("title_rank".into(), Value::from(rank));
+                    self.title_changed = true;
+                }
+            }
+        } else if subtype.is_str("parent_session") {
+            let parent = sval(payload.val("parentSessionId"));
+            self.once("parent", parent);
         }
     }
 
+    fn info(&self, sid: String, parent: Option<String>) -> SessionInfo {
+        let mut info = SessionInfo::new(sid, "qwen", parent);
+        info.project = state_str(&self.st, "cwd").map(String::from);
+        info.started_at = state_str(&self.st, "started").map(String::from);
+        info
+    }
+}
+
+impl LineRun for Run<'_> {
+    fn state(&mut self) -> &mut State {
+        &mut self.st
+    }
+
     fn record(&mut self, off: usize, obj: &Obj<'_>, parsed: &mut Parsed) {
-        let Some(kind) = obj.val("type").as_str() else {
-            let why = if obj.has("type") {
-                SKIP_BAD_SHAPE
-            } else {
-                SKIP_UNKNOWN
-            };
-            return parsed.skip(why);
+        let Some(kind) = record_type(obj, parsed) else {
+            return;
         };
-        if let Some(sid) = sval(obj.val("sessionId")) {
-            if !matches!(self.st.get("sid"), Some(Value::String(_))) {
-                self.st.insert("sid".into(), Value::String(sid));
-            }
-        }
+        claim_sid(&mut self.st, sval(obj.val("sessionId")));
         self.once("cwd", sval(obj.val("cwd")));
         self.once("started", stamp(obj.val("timestamp")));
         for (key, field) in [("agent_version", "version"), ("git_branch", "gitBranch")] {
@@ -139,37 +152,6 @@ impl Run<'_> {
         }
     }
 
-    fn system(&mut self, obj: &Obj<'_>) {
-        let Some(payload) = obj.val("systemPayload").as_obj() else {
-            return;
-        };
-        let subtype = obj.val("subtype");
-        if subtype.is_str("custom_title") {
-            if let Some(title) = sval(payload.val("customTitle")) {
-                let rank = if payload.val("titleSource").is_str("auto") {
-                    TITLE_AGENT
-                } else {
-                    TITLE_USER_GIVEN
-                };
-                if state_str(&self.st, "title") != Some(title.as_str()) {
-                    self.st.insert("title".into(), Value::String(title));
-                    self.st.insert("title_rank".into(), Value::from(rank));
-                    self.title_changed = true;
-                }
-            }
-        } else if subtype.is_str("parent_session") {
-            let parent = sval(payload.val("parentSessionId"));
-            self.once("parent", parent);
-        }
-    }
-
-    fn info(&self, sid: String, parent: Option<String>) -> SessionInfo {
-        let mut info = SessionInfo::new(sid, "qwen", parent);
-        info.project = state_str(&self.st, "cwd").map(String::from);
-        info.started_at = state_str(&self.st, "started").map(String::from);
-        info
-    }
-
     fn finish(mut self, parsed: &mut Parsed) {
         let branch = std::mem::take(&mut self.branch);
         let (messages, again) = branch.finish(&mut self.st);
@@ -192,11 +174,7 @@ impl Run<'_> {
                 (None, _) => 0,
             };
             info.title = title;
-            info.metadata = self
-                .meta()
-                .iter()
-                .filter_map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_string())))
-                .collect();
+            info.metadata = string_metadata(self.meta());
             parsed.parts.push(SessionPart {
                 info,
                 messages,
@@ -232,7 +210,6 @@ impl Run<'_> {
 
 /// Parse `data` (the file from byte `base` on) with the previous parse's state.
 pub fn parse(origin: &Origin, data: &[u8], base: usize, state: &State) -> Parsed {
-    let mut parsed = Parsed::default();
     let mut run = Run {
         origin,
         st: state.clone(),
@@ -242,11 +219,7 @@ pub fn parse(origin: &Origin, data: &[u8], base: usize, state: &State) -> Parsed
     };
     run.st.shift_remove("reread");
     run.meta();
-    for_each_object(data, base, &LEAF, &mut parsed, |off, obj, parsed| {
-        run.record(off, obj, parsed)
-    });
-    run.finish(&mut parsed);
-    parsed
+    parse_lines(run, data, base, &LEAF)
 }
 
 #[cfg(test)]

@@ -7,6 +7,9 @@
 //! Structs. The resumable state is a JSON object, as the store keeps it. The
 //! skip reasons, roles and agent title ranks are the constants of
 //! `recall.jsonlines` and `recall.types` the parsers need.
+//! The state's small rules every parser applies ([`carried_sid`],
+//! [`claim_sid`], [`set_once`], [`state_meta`], [`string_metadata`]) live
+//! beside it.
 
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
@@ -116,6 +119,44 @@ impl Parsed {
             None => self.skipped.push((reason, 1)),
         }
     }
+}
+
+/// The state's `meta` object (the metadata the records named so far), made an
+/// empty object first when it is missing or not one: every line-based parser
+/// keeps its session's metadata there between parses.
+pub fn state_meta(st: &mut State) -> &mut Map<String, Value> {
+    if !matches!(st.get("meta"), Some(Value::Object(_))) {
+        st.insert("meta".into(), Value::Object(Map::new()));
+    }
+    match st.get_mut("meta") {
+        Some(Value::Object(m)) => m,
+        _ => unreachable!("meta was just made an object"),
+    }
+}
+
+/// Take the session id a record names (`id`) unless the state carries one
+/// already: the first record to name it wins, over the file's own id too.
+pub fn claim_sid(st: &mut State, id: Option<String>) {
+    if let Some(id) = id {
+        if !matches!(st.get("sid"), Some(Value::String(_))) {
+            st.insert("sid".into(), Value::String(id));
+        }
+    }
+}
+
+/// Set `key` to `value` unless the state holds a truthy value there already:
+/// the first record that names it wins.
+pub fn set_once(st: &mut State, key: &str, value: Option<String>) {
+    if let (false, Some(v)) = (truthy(st.get(key)), value) {
+        st.insert(key.into(), Value::String(v));
+    }
+}
+
+/// A session's metadata from a `meta` object: its string values, in order.
+pub fn string_metadata(meta: &Map<String, Value>) -> IndexMap<String, String> {
+    meta.iter()
+        .filter_map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_string())))
+        .collect()
 }
 
 /// `st.get(key)` as a non-empty string, Python-truthiness style.

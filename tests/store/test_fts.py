@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from recall.ingest import store_part
+from recall.ingest import redacted_part, store_part
 from recall.privacy.redaction import current
 from recall.store import migrations as migrations_module
 from recall.store import open_writer
@@ -33,7 +33,7 @@ def _part(
 def _write(db_path: Path, *parts: SessionPart) -> None:
     with open_writer(db_path) as store, store.transaction() as db:
         for part in parts:
-            store_part(db, part, "box", None, current())
+            store_part(db, redacted_part(part, current()), "box", None)
 
 
 def _hits(db_path: Path, word: str) -> set[str]:

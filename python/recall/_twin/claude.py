@@ -1,6 +1,6 @@
 """Twin of `rust/src/claude.rs`: Claude Code lines into sessions and turns.
 
-Only the natural conversation is kept (FORMATS.md §1, "Keep/drop rule"):
+Only the natural conversation is kept (docs/mirror.md, "Claude Code"):
 `text` blocks of user and assistant lines that are neither `isMeta` nor
 `isCompactSummary`, with `<system-reminder>` spans and Claude's slash-command,
 local-command and bash-mode scaffolding taken out of user text. The file's

@@ -62,7 +62,7 @@ def _agent_type(path: Path) -> str:
 
 
 class ClaudeAdapter:
-    """Claude Code's JSONL transcripts (FORMATS.md §1)."""
+    """Claude Code's JSONL transcripts (docs/mirror.md, "Claude Code")."""
 
     name = AGENT
     resume = RESUME["claude"]

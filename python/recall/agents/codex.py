@@ -1,4 +1,4 @@
-"""Codex CLI rollouts: `~/.codex/sessions/YYYY/MM/DD/rollout-<ts>-<uuid>.jsonl` (FORMATS §2).
+"""Codex CLI rollouts: `~/.codex/sessions/YYYY/MM/DD/rollout-<ts>-<uuid>.jsonl` (docs/mirror.md).
 
 Discovery and sniffing live here; the records are read by the active core
 (`rust/src/codex.rs` or its twin `recall._twin.codex`, which documents the rules).

@@ -1,4 +1,4 @@
-"""Gemini CLI chats: `~/.gemini/tmp/<project>/chats/session-*.jsonl` (FORMATS §3).
+"""Gemini CLI chats: `~/.gemini/tmp/<project>/chats/session-*.jsonl` (docs/mirror.md).
 
 Discovery, sniffing and the project root on disk live here; the records are
 read by the active core (`rust/src/gemini.rs` or its twin `recall._twin.gemini`,

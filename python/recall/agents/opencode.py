@@ -4,7 +4,7 @@ Both live in `$XDG_DATA_HOME/opencode` (`~/.local/share/opencode` on every OS);
 `$OPENCODE_DB` names the database outright, and channels other than the
 release ones write `opencode-<channel>.db`. A session is one session whichever
 layout holds it: the database's copy wins, and the tree's copy of a session
-the database also holds is not read (AGENT-FORMATS.md §C).
+the database also holds is not read (docs/agents.md).
 
 Kept: `text` parts of user and assistant messages that are neither `synthetic`
 nor `ignored`, a message's texts joined, in `(time_created, id)` order.

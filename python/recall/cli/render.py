@@ -40,13 +40,6 @@ def highlight(snippet: str, color: bool, indent: str = "", width: int = WIDTH) -
     return "\n".join(line.replace(HL_START, start).replace(HL_END, end) for line in lines)
 
 
-def short_id(session_id: str) -> str:
-    """A session id cut to 8 characters (a sub-agent keeps its own part): the printed form
-    when the index cannot be asked which prefix is unique (`printed_ids`)."""
-    parent, sep, child = session_id.partition(":")
-    return parent[:8] + sep + child
-
-
 def printed_ids(results: list[Any]) -> dict[str, str]:
     """How text output names each result's session: the shortest prefix `recall show`
     resolves to it alone (at least 8 characters), for this computer's sessions; a peer's

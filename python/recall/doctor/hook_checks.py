@@ -2,7 +2,7 @@
 ends, does each know recall's MCP server, and does every such command point at a program
 that exists?
 
-Where each agent keeps its hooks (FORMATS.md §5): Claude Code in
+Where each agent keeps its hooks (docs/agents.md, one section per agent): Claude Code in
 `~/.claude/settings.json` (`$CLAUDE_CONFIG_DIR`), Codex in `~/.codex/hooks.json`,
 inline `[hooks]` in `~/.codex/config.toml`, or its older `notify` program
 (`$CODEX_HOME`), Gemini CLI in `~/.gemini/settings.json` (`$GEMINI_CLI_HOME`).

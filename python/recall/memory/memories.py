@@ -22,6 +22,7 @@ from recall.memory import CATEGORIES
 from recall.memory.vectors import closest_memories, embed_quietly, meaning_of
 from recall.privacy.redaction import current
 from recall.record import Record
+from recall.sqltext import fts_string
 from recall.store import Store
 
 MAX_TEXT = 4000
@@ -103,7 +104,7 @@ def _probe(text: str) -> str | None:
     """
     words = list(dict.fromkeys(_accel.tokenize(text)))
     pick = sorted(words, key=len, reverse=True)[: len(words) // 4 + 1]
-    return " OR ".join('"' + w.replace('"', '""') + '"' for w in pick) or None
+    return " OR ".join(fts_string(w) for w in pick) or None
 
 
 def _near_duplicate(db: sqlite3.Connection, text: str, project: str | None) -> int | None:

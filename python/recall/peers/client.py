@@ -16,7 +16,6 @@ import math
 import socket
 import ssl
 import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
@@ -323,8 +322,3 @@ def _error_text(response: http.client.HTTPResponse) -> str:
         return peer_text(str(why))
     except (PeerError, OSError, http.client.HTTPException):
         return peer_text(response.reason or "error")
-
-
-def timed(call: Any) -> tuple[Any, float]:
-    started = time.perf_counter()
-    return call(), time.perf_counter() - started

@@ -23,7 +23,6 @@ from recall.search.results import Result, plain
 from recall.search.sources import held
 
 K = 60
-METHODS = ("tiered", "both", "rrf", "bm25")
 
 
 def _date_key(r: Result) -> str:

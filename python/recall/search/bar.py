@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from recall import _accel
 from recall.search.query import STOPWORDS, Query, has_cjk
+from recall.sqltext import fts_string
 
 if TYPE_CHECKING:
     import numpy as np
@@ -83,7 +84,7 @@ def rarity(db: sqlite3.Connection, words: list[str], table: str = "messages_fts"
         if not total:
             return [1.0] * len(words)
         sql = f"SELECT count(*) FROM {table} WHERE {table} MATCH ?"
-        counts = [db.execute(sql, ('"' + w.replace('"', '""') + '"',)).fetchone()[0] for w in words]
+        counts = [db.execute(sql, (fts_string(w),)).fetchone()[0] for w in words]
     except sqlite3.OperationalError:
         return [1.0] * len(words)
     return [math.log(1 + (total - n + 0.5) / (n + 0.5)) for n in counts]

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from recall.record import Record, replace
 from recall.search.query import Query, Term, has_cjk, match_all, match_any
+from recall.sqltext import like_literal
 
 if TYPE_CHECKING:
     from recall.search.asked import Asked
@@ -127,9 +128,7 @@ def _substring_hits(
     """
     where, args = filter_sql(f, "coalesce(m.ts, s.ended_at)")
     likes = " AND ".join("m.text LIKE ? ESCAPE '\\'" for _ in words)
-    escaped = [
-        "%" + w.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%" for w in words
-    ]
+    escaped = ["%" + like_literal(w) + "%" for w in words]
     sql = f"""
         SELECT {_SESSION_COLS}, m.position, coalesce(m.ts, s.ended_at), 1.0, m.text
         FROM messages m JOIN sessions s ON s.id = m.session

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from recall.record import Record
+from recall.sqltext import fts_string
 from recall.textutil import scrub
 
 MAX_TERMS = 32
@@ -35,7 +36,7 @@ class Term(Record, frozen=True):
     negated: bool = False
 
     def fts(self) -> str:
-        quoted = '"' + self.text.replace('"', '""') + '"'
+        quoted = fts_string(self.text)
         return quoted + "*" if self.prefix else quoted
 
 

@@ -6,6 +6,7 @@ import sqlite3
 from typing import Any
 
 from recall.search.results import Filters
+from recall.sqltext import like_literal
 
 
 def filter_sql(
@@ -20,8 +21,7 @@ def filter_sql(
         args.extend(f.agents)
     if f.project:
         clauses.append(f"{project} LIKE ? ESCAPE '\\'")
-        escaped = f.project.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        args.append(f"%{escaped}%")
+        args.append(f"%{like_literal(f.project)}%")
     if f.since is not None:
         clauses.append(f"{ts_expr} >= ?")
         args.append(f.since)

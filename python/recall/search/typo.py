@@ -23,6 +23,7 @@ import sqlite3
 import string
 
 from recall.search.query import Query, Term
+from recall.sqltext import fts_string
 
 MAX_CANDIDATES = 5000
 
@@ -82,7 +83,7 @@ INDEXES = (MESSAGES, "memories_fts", "file_chunks_fts")
 
 
 def _has_hits(db: sqlite3.Connection, word: str, table: str = MESSAGES) -> bool:
-    quoted = '"' + word.replace('"', '""') + '"'
+    quoted = fts_string(word)
     try:
         return (
             db.execute(f"SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT 1", (quoted,)).fetchone()
@@ -222,7 +223,7 @@ def _forms(db: sqlite3.Connection, term: str, table: str) -> set[str]:
     """The words of the index that have `term` as their stem, as written (lowercased):
     the highlighted words of a few messages that hold it. Asked as a prefix, which FTS5
     does not stem again (the stem "databas", asked as a word, is stemmed to "databa")."""
-    quoted = '"' + term.replace('"', '""') + '"*'
+    quoted = fts_string(term) + "*"
     found: set[str] = set()
     columns = ", ".join(
         f"highlight({table}, {n}, char(2), char(3))" for n in range(COLUMNS.get(table, 1))

@@ -71,10 +71,6 @@ def pending_batches(
         yield batch
 
 
-def count_pending(db: sqlite3.Connection, model: str, roles: Sequence[str]) -> int:
-    return pending_size(db, model, roles)[0]
-
-
 def pending_size(
     db: sqlite3.Connection, model: str, roles: Sequence[str], limit: int | None = None
 ) -> tuple[int, int]:

@@ -9,6 +9,7 @@ from typing import Any
 
 from recall.errors import NotFoundError, UsageError
 from recall.record import Record, field
+from recall.sqltext import like_literal
 from recall.timeutil import format_ts
 
 
@@ -48,10 +49,10 @@ def resolve_session(db: sqlite3.Connection, ref: str, agent: str | None = None) 
     if exact:
         agents = ", ".join(sorted(r[1] for r in exact))
         raise UsageError(f"{ref!r} names sessions of several agents ({agents}); add --agent")
-    rows = _matching(db, _like(ref) + "%", only, extra)
+    rows = _matching(db, like_literal(ref) + "%", only, extra)
     parent, sep, child = ref.partition(":")
     if not rows and sep and child:  # `5c0375b4:sidechain`, as text output shows a sub-agent
-        pattern = _like(parent) + "%:" + _like(child)
+        pattern = like_literal(parent) + "%:" + like_literal(child)
         rows = [r for r in _matching(db, pattern, only, extra) if r[1].partition(":")[2] == child]
     if not rows:
         raise NotFoundError(f"no session matches {ref!r}")
@@ -102,11 +103,6 @@ def unique_prefix(db: sqlite3.Connection, session_id: str, least: int = 8) -> st
             shared += 1
         need = max(need, shared + 1)
     return session_id[:need]
-
-
-def _like(text: str) -> str:
-    """`text` as a literal inside a LIKE pattern (with `ESCAPE '\\'`)."""
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def _matching(
@@ -265,17 +261,6 @@ def place(db: sqlite3.Connection, rowid: int) -> Place:
     if row is None:
         raise NotFoundError("session vanished while reading")
     return Place(*row)
-
-
-def message_text(db: sqlite3.Connection, session_id: str, agent: str, index: int) -> str | None:
-    """The whole text of a session's message by its index (as results number them: the
-    count of the session's messages before it); None when there is no such message."""
-    row = db.execute(
-        "SELECT m.text FROM messages m JOIN sessions s ON s.id = m.session"
-        " WHERE s.session_id = ? AND s.agent = ? ORDER BY m.position LIMIT 1 OFFSET ?",
-        (session_id, agent, index),
-    ).fetchone()
-    return None if row is None else str(row[0])
 
 
 def message_turns(

@@ -1,9 +1,10 @@
 """Writing mirrors: idempotent upserts of sessions and messages from a parse.
 
 The writer stores what it is handed. Privacy is decided above it, by
-`recall.ingest` (refusals, marker deletions), which also hands it the
-`Redactor` every stored text goes through: the store imports neither
-`privacy` nor `agents`.
+`recall.ingest`: refusals, marker deletions, and the one redaction pass
+(`ingest.redacted_part`, where text enters, outside the write lock), so every
+text reaching the writer is already redacted and its keys scrubbed. The store
+imports neither `privacy` nor `agents`.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from typing import Any, Protocol
+from typing import Any
 
 from recall.digest import sha256_hex
 from recall.record import Record, field, replace
@@ -19,18 +20,6 @@ from recall.store import titles
 from recall.textutil import scrub
 from recall.timeutil import parse_iso
 from recall.types import Message, SessionInfo, SessionPart
-
-
-class Redactor(Protocol):
-    """What the writer needs of `recall.privacy.redaction.Redactor`."""
-
-    def redact(self, text: str) -> str:
-        """`text` with secrets replaced and lone surrogates made U+FFFD."""
-        ...
-
-    def redact_json(self, value: Any) -> Any:
-        """`value` with every string inside it redacted."""
-        ...
 
 
 class TranscriptMark(Record):
@@ -66,9 +55,9 @@ def read_mark(db: sqlite3.Connection, path: str) -> TranscriptMark | None:
     )
 
 
-def write_mark(db: sqlite3.Connection, mark: TranscriptMark, redactor: Redactor) -> None:
-    """Record how far `mark.path` is read; the adapter's resume state can hold text (a
-    pending title, project metadata), so it is redacted too."""
+def write_mark(db: sqlite3.Connection, mark: TranscriptMark) -> None:
+    """Record how far `mark.path` is read. The adapter's resume state can hold text (a
+    pending title, project metadata): `ingest.redact_parsed` redacted it with the parse."""
     db.execute(
         """INSERT INTO transcripts(path, agent, size, mtime_ns, head, offset, state, skipped,
                                    indexed_at, missing)
@@ -84,7 +73,7 @@ def write_mark(db: sqlite3.Connection, mark: TranscriptMark, redactor: Redactor)
             mark.mtime_ns,
             mark.head,
             mark.offset,
-            json.dumps(redactor.redact_json(mark.state)),
+            json.dumps(mark.state),
             json.dumps(mark.skipped),
             time.time(),
         ),
@@ -104,27 +93,12 @@ def clean_ids(part: SessionPart) -> SessionPart:
     return part
 
 
-def _clean_info(info: SessionInfo, redact: Redactor) -> SessionInfo:
-    """Text as it may enter the index: secrets redacted (docs/privacy.md), and lone
-    surrogates made U+FFFD, since SQLite stores UTF-8 and one bad character would
-    fail a whole transaction."""
-    clean = redact.redact
-    return replace(
-        info,
-        project=clean(info.project) if info.project else info.project,
-        title=clean(info.title) if info.title else info.title,
-        metadata={scrub(k): clean(str(v)) for k, v in info.metadata.items()},
-    )
-
-
 def _upsert_session(
     db: sqlite3.Connection,
     info: SessionInfo,
     computer: str,
     transcript: str | None,
-    redactor: Redactor,
 ) -> int:
-    info = _clean_info(info, redactor)
     now = time.time()
     row = db.execute(
         "SELECT id, title_rank, metadata FROM sessions WHERE session_id = ? AND agent = ?",
@@ -244,19 +218,16 @@ def _insert_messages(
     session: int,
     agent: str,
     messages: list[Message],
-    redactor: Redactor,
     index: bool,
 ) -> None:
-    redact = redactor.redact
     # Digests are only compared with tombstones: none for the agent, none worth computing.
     tombstones = db.execute(
         "SELECT 1 FROM forgotten_messages WHERE agent = ? LIMIT 1", (agent,)
     ).fetchone()
     rows = []
     for m in messages:
-        key, text = scrub(m.key), redact(m.text)
-        digest = message_digest(key, text) if tombstones else None
-        rows.append((session, key, m.role, text, parse_iso(m.timestamp), agent, digest))
+        digest = message_digest(m.key, m.text) if tombstones else None
+        rows.append((session, m.key, m.role, m.text, parse_iso(m.timestamp), agent, digest))
     first, repeats = _split_repeats(rows)
     # Rowids only grow past the largest one, so every row this part adds has an
     # id above `last`; rows updated in place keep theirs (their trigger reindexes).
@@ -293,24 +264,24 @@ def apply_part(
     part: SessionPart,
     computer: str,
     transcript: str | None,
-    redactor: Redactor,
     index: bool = True,
 ) -> int:
     """Merge one session's share of a parse into the store; returns the session's rowid.
 
-    `part` has been through `clean_ids` and the privacy checks (`recall.ingest`).
+    `part` has been through `ingest.redacted_part` (text redacted, keys scrubbed) and
+    the privacy checks (`recall.ingest`).
     `index=False` leaves the new rows out of the full-text index: the caller indexes
     a whole batch of parts with one `index_new_messages` before it commits (one FTS5
     segment a batch instead of one a session; the streamed import does).
     """
-    session = _upsert_session(db, part.info, computer, transcript, redactor)
+    session = _upsert_session(db, part.info, computer, transcript)
     if part.replace:
         db.execute("DELETE FROM messages WHERE session = ?", (session,))
     for key in part.rewinds:
         _rewind(db, session, key)
-    _insert_messages(db, session, part.info.agent, part.messages, redactor, index)
+    _insert_messages(db, session, part.info.agent, part.messages, index)
     _refresh_summary(db, session)
-    keys = [scrub(m.key) for m in part.messages]
+    keys = [m.key for m in part.messages]
     leaves = titles.summarised(db, part.info.agent, keys) if keys else []
     if leaves:  # a summary read earlier names one of these messages
         titles.retitle_leaves(db, part.info.agent, leaves)
