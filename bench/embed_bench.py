@@ -7,7 +7,8 @@ Codex and Gemini transcripts, prose, code and logs) is synced once without
 embedding into bench/data/embed-<n>/. Each variant then embeds the newest
 `--limit` pending messages (0: all) from a copy of that index, in a process
 of its own that applies the variant's settings first: wall seconds, chunks,
-chunks/s and the process's peak RSS (`ru_maxrss`). Variants alternate over
+chunks/s, CPU seconds (user + system: the steadier figure on a shared machine)
+and the process's peak RSS (`ru_maxrss`). Variants alternate over
 `--rounds`; the best round of each is reported beside the first variant's.
 
 Variants (module settings of `semantic.embedjob`, `semantic.encoder`,
@@ -18,6 +19,7 @@ Variants (module settings of `semantic.embedjob`, `semantic.encoder`,
 - first-window: only the first window-sized piece of each message.
 - batch-1024 / batch-4096: padded tokens an onnxruntime call.
 - threads-1: one onnxruntime thread (the daemon's background setting).
+- float: the optimised graph in float32, not its int8 rewrite (semantic/quantize.py).
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "batch-4096": {"BATCH_TOKENS": 4096},
     "threads-1": {"THREADS": 1},
     "no-arena": {"ARENA": False},
+    "float": {"QUANTIZE": False},
 }
 
 CHILD = """
@@ -103,7 +106,8 @@ def once(source: Path, settings: dict[str, Any], limit: int) -> dict[str, Any]:
         db = sqlite3.connect(home / "recall.db")
         (chunks,) = db.execute("SELECT count(*) FROM chunks").fetchone()
         db.close()
-    return {"seconds": seconds, "chunks": chunks, "rss_mb": usage.ru_maxrss // 1024}
+    cpu = usage.ru_utime + usage.ru_stime
+    return {"seconds": seconds, "cpu": cpu, "chunks": chunks, "rss_mb": usage.ru_maxrss // 1024}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -123,7 +127,10 @@ def main(argv: list[str] | None = None) -> int:
             runs[name].append(once(home, VARIANTS[name], args.limit))
     best = {n: min(rs, key=lambda x: x["seconds"]) for n, rs in runs.items()}
     first = best[names[0]]
-    print(f"{args.sessions} sessions, newest {args.limit or 'all'} messages embedded per run")
+    print(
+        f"{args.sessions} sessions, newest {args.limit or 'all'} messages embedded per run,"
+        f" load average {os.getloadavg()[0]:.1f}"
+    )
     for name in names:
         b = best[name]
         rate = b["chunks"] / b["seconds"]
@@ -131,8 +138,8 @@ def main(argv: list[str] | None = None) -> int:
         rounds = ", ".join(f"{x['seconds']:.1f}" for x in runs[name])
         print(
             f"  {name:13s} {b['chunks']:6d} chunks in {b['seconds']:6.1f} s = {rate:5.1f} chunks/s"
-            f" ({ratio:.2f}x {names[0]}), peak RSS {max(x['rss_mb'] for x in runs[name])} MB"
-            f" (rounds {rounds} s)"
+            f" ({ratio:.2f}x {names[0]}), {b['chunks'] / b['cpu']:5.1f} chunks a CPU-second,"
+            f" peak RSS {max(x['rss_mb'] for x in runs[name])} MB (rounds {rounds} s)"
         )
     if args.json:
         args.json.write_text(json.dumps(runs, indent=2) + "\n")

@@ -20,6 +20,15 @@ command runs as its own process, as a user or an agent runs it:
 
 Results print as a table and, with `--json`, as data. Generated histories are
 kept in bench/data/ (1M messages is ~490 MB).
+
+    python bench/scale_bench.py --growth [--sizes 10000,1000000] [--rounds 5]
+
+`--growth` answers one question steadily on a shared machine: how keyword
+search's cost grows with the index. Each size's index is imported once and
+kept (bench/data/scale-<n>/); then every query runs against every size in
+turn, round after round, so load changes hit all sizes alike. It reports
+wall and CPU (user + system, from `wait4`) p50/p95 per size and each size's
+p50 as a ratio to the smallest's.
 """
 
 from __future__ import annotations
@@ -171,6 +180,56 @@ def one_size(messages: int, calls: int, embed: int) -> dict[str, Any]:
     return out
 
 
+def timed_cpu(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of one process; exit 0 or 1 (no results) only."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    if os.waitstatus_to_exitcode(status) not in (0, 1):
+        raise RuntimeError(f"{' '.join(cmd)} failed")
+    return time.perf_counter() - start, usage.ru_utime + usage.ru_stime
+
+
+def growth(sizes: list[int], rounds: int) -> dict[str, Any]:
+    """Keyword search per size, interleaved (see the module's docstring)."""
+    recall = [sys.executable, "-m", "recall"]
+    envs = {}
+    for n in sizes:
+        home = HERE / "data" / f"scale-{n}"
+        envs[n] = env_for(home)
+        if not (home / "data" / "recall.db").exists():
+            src = ensure(HERE / "data" / f"history-{n}.jsonl", n)
+            home.mkdir(parents=True, exist_ok=True)
+            timed([*recall, "ingest", "--format", "jsonl", str(src)], envs[n])
+        timed_cpu([*recall, "search", "--mode", "keyword", QUERIES[0]], envs[n])  # page cache
+    runs: dict[int, list[tuple[float, float]]] = {n: [] for n in sizes}
+    base: list[tuple[float, float]] = []
+    load = []
+    for _ in range(rounds):
+        for q in QUERIES:
+            base.append(timed_cpu([sys.executable, "-c", "import json"], envs[sizes[0]]))
+            for n in sizes:
+                runs[n].append(timed_cpu([*recall, "search", "--mode", "keyword", q], envs[n]))
+        load.append(os.getloadavg()[0])
+
+    def cut(xs: list[tuple[float, float]], i: int) -> dict[str, float]:
+        v = sorted(x[i] for x in xs)
+        return {
+            "p50_ms": round(statistics.median(v) * 1000, 1),
+            "p95_ms": round(v[min(len(v) - 1, round(0.95 * (len(v) - 1)))] * 1000, 1),
+        }
+
+    out: dict[str, Any] = {"calls": len(base), "load": [min(load), max(load)]}
+    out["python_start"] = {"wall": cut(base, 0), "cpu": cut(base, 1)}
+    for n in sizes:
+        out[str(n)] = {"wall": cut(runs[n], 0), "cpu": cut(runs[n], 1)}
+    for n in sizes:
+        for kind in ("wall", "cpu"):
+            first = out[str(sizes[0])][kind]["p50_ms"]
+            out[str(n)][kind]["ratio_to_smallest"] = round(out[str(n)][kind]["p50_ms"] / first, 2)
+    return out
+
+
 def table(results: list[dict[str, Any]]) -> str:
     rows = [
         ("messages (file MB)", lambda r: f"{r['messages']:,} ({r['file_mb']} MB)"),
@@ -226,7 +285,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--calls", type=int, default=15)
     p.add_argument("--embed", type=int, default=2000, help="newest messages embedded (0: none)")
     p.add_argument("--json", type=Path)
+    p.add_argument("--growth", action="store_true", help="keyword search per size, interleaved")
+    p.add_argument("--rounds", type=int, default=5, help="with --growth: rounds of every query")
     args = p.parse_args(argv)
+    if args.growth:
+        found = growth([int(s) for s in args.sizes.split(",")], args.rounds)
+        print(json.dumps(found, indent=2))
+        if args.json:
+            args.json.write_text(json.dumps(found, indent=2) + "\n")
+        return 0
     results = []
     for size in (int(s) for s in args.sizes.split(",")):
         results.append(one_size(size, args.calls, args.embed))

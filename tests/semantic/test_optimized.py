@@ -1,4 +1,5 @@
-"""The optimised-model cache: built once, the same vectors, rebuilt when stale or damaged."""
+"""The optimised-model cache: built once, the same vectors (the float graph exactly, the int8
+graph within cosine 0.98), rebuilt when stale or damaged."""
 
 from __future__ import annotations
 
@@ -80,6 +81,19 @@ def _vectors(session: Any) -> Any:
     return enc.embed(TEXTS)
 
 
+def _near(got: Any, want: Any) -> bool:
+    """Each row of `got` within the int8 graph's bound (cosine) of `want`'s."""
+    from recall.semantic.optimized import MIN_COSINE
+
+    return bool(((got * want).sum(axis=1) >= MIN_COSINE).all())
+
+
+def _float_session(where: Path) -> Any:
+    import onnxruntime as ort
+
+    return ort.InferenceSession(str(where / "model.onnx"), providers=["CPUExecutionProvider"])
+
+
 def _reference() -> Any:
     import onnxruntime as ort
 
@@ -111,13 +125,46 @@ def test_the_cache_is_built_once_and_computes_the_same_vectors() -> None:
     second = open_session(_files())
     assert (where / "weights.bin").stat().st_mtime_ns == stamp  # loaded, not rebuilt
     want = _reference()
-    assert np.abs(_vectors(first) - want).max() < 1e-5
-    assert np.abs(_vectors(second) - want).max() < 1e-5
-    ops = {op for op, _i, _o in _ops((where / "model.onnx").read_bytes())}
+    assert np.abs(_vectors(_float_session(where)) - want).max() < 1e-5  # the float graph: exact
+    assert _near(_vectors(first), want) and _near(_vectors(second), want)
+    ops = [op for op, _i, _o in _ops((where / "model.onnx").read_bytes())]
     source = {op for op, _i, _o in _ops(_files().paths["model.onnx"].read_bytes())}
-    assert "IsNaN" not in ops and ops & (
+    assert "IsNaN" not in ops and set(ops) & (
         source - {"IsNaN", "Where"}
     )  # the guards went, not the rest
+    if "MatMul" not in ops:  # the tiny test model has no weight matrix to quantise
+        assert meta["model-int8.onnx"] is None and not (where / "model-int8.onnx").exists()
+        return
+    assert not np.array_equal(_vectors(first), want)  # it is the int8 graph that serves
+    int8 = [op for op, _i, _o in _ops((where / "model-int8.onnx").read_bytes())]
+    assert "DynamicQuantizeMatMul" in int8 and int8.count("MatMul") < ops.count("MatMul")
+
+
+@pytest.mark.needs_model
+def test_with_quantising_off_the_float_graph_serves(monkeypatch: pytest.MonkeyPatch) -> None:
+    import numpy as np
+
+    from recall.semantic import optimized
+
+    open_session = optimized.open_session
+    open_session(_files())  # a cache with both graphs
+    monkeypatch.setattr(optimized, "QUANTIZE", False)
+    assert np.abs(_vectors(open_session(_files())) - _reference()).max() < 1e-5
+
+
+@pytest.mark.needs_model
+def test_an_int8_graph_that_strays_is_not_served(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A machine whose int8 kernels compute other vectors keeps the float graph."""
+    import numpy as np
+
+    from recall.semantic import optimized
+
+    monkeypatch.setattr(optimized, "MIN_COSINE", 1.01)  # no int8 vector can be this close
+    session = optimized.open_session(_files())
+    meta = json.loads((_where() / "meta.json").read_text())
+    assert meta["model-int8.onnx"] is None and not (_where() / "model-int8.onnx").exists()
+    assert np.abs(_vectors(session) - _reference()).max() < 1e-5
+    assert np.abs(_vectors(optimized.open_session(_files())) - _reference()).max() < 1e-5
 
 
 def _stale_version(where: Path) -> None:
@@ -138,9 +185,26 @@ def _garbage_meta(where: Path) -> None:
     (where / "meta.json").write_text("{")
 
 
+def _truncated_int8_weights(where: Path) -> None:
+    with open(where / "weights-int8.bin", "a+b") as fh:  # made if the model had none
+        fh.truncate(1000)
+
+
+def _garbage_int8_graph(where: Path) -> None:
+    (where / "model-int8.onnx").write_bytes(b"not a model" * 100)
+
+
 @pytest.mark.needs_model
 @pytest.mark.parametrize(
-    "damage", [_stale_version, _truncated_weights, _garbage_graph, _garbage_meta]
+    "damage",
+    [
+        _stale_version,
+        _truncated_weights,
+        _garbage_graph,
+        _garbage_meta,
+        _truncated_int8_weights,
+        _garbage_int8_graph,
+    ],
 )
 def test_a_stale_or_damaged_cache_is_rebuilt_not_served(damage: Callable[[Path], None]) -> None:
     import numpy as np
@@ -155,8 +219,11 @@ def test_a_stale_or_damaged_cache_is_rebuilt_not_served(damage: Callable[[Path],
     meta = json.loads((where / "meta.json").read_text())
     assert meta["onnxruntime"] == ort.__version__
     assert meta["weights.bin"][0] == (where / "weights.bin").stat().st_size > 1000  # whole again
-    assert np.abs(_vectors(session) - _reference()).max() < 1e-5
-    assert np.abs(_vectors(open_session(_files())) - _reference()).max() < 1e-5
+    if meta["model-int8.onnx"]:  # not for the tiny test model, which has no weight matrix
+        assert meta["model-int8.onnx"][1][0] == (where / "weights-int8.bin").stat().st_size > 1000
+    want = _reference()
+    assert _near(_vectors(session), want) and _near(_vectors(open_session(_files())), want)
+    assert np.abs(_vectors(_float_session(where)) - want).max() < 1e-5
 
 
 @pytest.mark.needs_model

@@ -46,6 +46,13 @@ def _mcp(env: dict[str, str], calls: list[tuple[str, dict[str, Any]]]) -> list[A
     return [json.loads(r.content[0].text) for r in results]
 
 
+def _cli(env: dict[str, str]) -> Any:
+    """`recall search ASKED --mode hybrid --json`'s answer (the command line's own path)."""
+    done = recall(env, "search", ASKED, "--mode", "hybrid", "--limit", "2", "--json")
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
 def _status(env: dict[str, str]) -> dict[str, Any]:
     done = recall(env, "status", "--json")
     assert done.returncode == 0, done.stderr
@@ -53,7 +60,9 @@ def _status(env: dict[str, str]) -> dict[str, Any]:
 
 
 @pytest.mark.needs_model
-def test_mcp_hybrid_goes_through_the_warm_daemon_and_status_says_so(tmp_path: Path) -> None:
+def test_cli_and_mcp_hybrid_go_through_the_warm_daemon_and_status_says_so(
+    tmp_path: Path,
+) -> None:
     user, home = tmp_path / "u", tmp_path / "h"
     user.mkdir()
     home.mkdir()
@@ -67,6 +76,7 @@ def test_mcp_hybrid_goes_through_the_warm_daemon_and_status_says_so(tmp_path: Pa
         ("search_history", {"query": ASKED, "mode": "keyword"}),
     ]
     cold = _mcp(env, ask)
+    cold_cli = _cli(env)
     assert _status(env) == {"running": False, "answering": False}
     down = recall(env, "status").stdout
     assert "daemon: not running (semantic and hybrid searches load the model in-process)" in down
@@ -82,6 +92,9 @@ def test_mcp_hybrid_goes_through_the_warm_daemon_and_status_says_so(tmp_path: Pa
         before = d.log_text().count(ROUTE)
         warm = _mcp(env, ask)
         asked = d.log_text().count(ROUTE) - before
+        warm_cli = _cli(env)
+        asked_cli = d.log_text().count(ROUTE) - before - asked
+        off_cli = _cli({**env, "RECALL_NO_DAEMON": "1"})
         off = _mcp({**env, "RECALL_NO_DAEMON": "1"}, ask[:1])
         assert (
             "not used (RECALL_NO_DAEMON is set)"
@@ -91,10 +104,11 @@ def test_mcp_hybrid_goes_through_the_warm_daemon_and_status_says_so(tmp_path: Pa
         d.stop()
     assert asked == 2  # hybrid and semantic through the daemon; keyword needs no model
     assert warm == cold  # the same answers either way
-    assert off[0] == cold[0] and d.log_text().count(ROUTE) == before + 2
+    assert asked_cli == 1 and warm_cli == cold_cli == off_cli  # `recall search` too
+    assert off[0] == cold[0] and d.log_text().count(ROUTE) == before + 3
     assert warm[0]["results"][0]["session_id"] == "s0"  # a real answer, not an empty one
     gone = _mcp(env, ask[:1])  # the daemon stopped: in-process again
-    assert gone[0] == cold[0]
+    assert gone[0] == cold[0] and _cli(env) == cold_cli
 
 
 def test_status_says_when_a_daemon_is_named_but_not_ours(

@@ -1,0 +1,82 @@
+"""The int8 rewrite of a graph's weight matrices (semantic/quantize.py), on a graph built here:
+it runs in onnxruntime and computes the float graph's products to int8 precision, whichever
+model the machine has."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from recall.semantic.onnxgraph import _encode, _fields, _node
+
+K, N = 64, 48
+
+
+def _value(name: str, width: int) -> bytes:
+    """A ValueInfoProto: float tensor [batch, width]."""
+    dims = _encode(1, 2, _encode(2, 2, b"batch")) + _encode(1, 2, _encode(1, 0, width))
+    tensor = _encode(1, 0, 1) + _encode(2, 2, dims)  # elem_type FLOAT, shape
+    return _encode(1, 2, name.encode()) + _encode(2, 2, _encode(1, 2, tensor))
+
+
+def _graph(tmp: Path, weights: Any) -> bytes:
+    """u = (x @ W)^2: W external in weights.bin, as onnxruntime saves an optimised graph,
+    then a product of two activations, which has no weight to quantise."""
+    raw = weights.astype("<f4").tobytes()
+    (tmp / "weights.bin").write_bytes(raw)
+    entries = (("location", "weights.bin"), ("offset", "0"), ("length", str(len(raw))))
+    w = _encode(1, 0, K) + _encode(1, 0, N) + _encode(2, 0, 1) + _encode(8, 2, b"W")
+    w += b"".join(
+        _encode(13, 2, _encode(1, 2, k.encode()) + _encode(2, 2, v.encode())) for k, v in entries
+    )
+    w += _encode(14, 0, 1)
+    matmul = _encode(1, 2, b"x") + _encode(1, 2, b"W") + _encode(2, 2, b"y")
+    matmul += _encode(4, 2, b"MatMul")
+    square = _encode(1, 2, b"y") + _encode(1, 2, b"y") + _encode(2, 2, b"u") + _encode(4, 2, b"Mul")
+    graph = _encode(1, 2, matmul) + _encode(1, 2, square) + _encode(2, 2, b"g")
+    graph += _encode(5, 2, w) + _encode(11, 2, _value("x", K)) + _encode(12, 2, _value("u", N))
+    opsets = _encode(8, 2, _encode(1, 2, b"") + _encode(2, 0, 17))
+    opsets += _encode(8, 2, _encode(1, 2, b"com.microsoft") + _encode(2, 0, 1))
+    return _encode(1, 0, 8) + opsets + _encode(7, 2, graph)
+
+
+def _run(path: Path, x: Any) -> Any:
+    import onnxruntime as ort
+
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    return session.run(None, {"x": x})[0]
+
+
+def test_weight_matmuls_become_int8_and_compute_the_same_products(tmp_path: Path) -> None:
+    import numpy as np
+
+    from recall.semantic.quantize import quantize_graph
+
+    rng = np.random.default_rng(7)
+    weights = rng.normal(0, 0.1, (K, N)).astype(np.float32)
+    x = rng.normal(0, 1, (5, K)).astype(np.float32)
+    (tmp_path / "model.onnx").write_bytes(_graph(tmp_path, weights))
+    model, count = quantize_graph(
+        (tmp_path / "model.onnx").read_bytes(), tmp_path / "weights.bin", tmp_path / "w8.bin"
+    )
+    (tmp_path / "int8.onnx").write_bytes(model)
+    graph = next(v for n, _w, v in _fields(model) if n == 7)
+    assert isinstance(graph, bytes)
+    ops = [_node(v)[0] for n, _w, v in _fields(graph) if n == 1 and isinstance(v, bytes)]
+    assert count == 1 and ops == ["DynamicQuantizeMatMul", "Mul"]  # the activation product stays
+    assert (tmp_path / "w8.bin").stat().st_size == K * N  # one int8 matrix, at offset 0
+    want, got = _run(tmp_path / "model.onnx", x), _run(tmp_path / "int8.onnx", x)
+    assert np.allclose(want, (x @ weights) ** 2, rtol=1e-4, atol=1e-5)
+    assert not np.array_equal(got, want)  # computed in int8 ...
+    assert (
+        np.abs(np.sqrt(got) - np.sqrt(want)).max() < 0.02 * np.abs(x @ weights).max()
+    )  # ... closely
+
+
+def test_a_graph_with_no_weight_matrix_is_returned_as_it_was(tmp_path: Path) -> None:
+    from recall.semantic.quantize import quantize_graph
+
+    square = _encode(1, 2, b"x") + _encode(1, 2, b"x") + _encode(2, 2, b"u") + _encode(4, 2, b"Mul")
+    model = _encode(1, 0, 8) + _encode(7, 2, _encode(1, 2, square))
+    (tmp_path / "weights.bin").write_bytes(b"")
+    assert quantize_graph(model, tmp_path / "weights.bin", tmp_path / "w8.bin") == (model, 0)
