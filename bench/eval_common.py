@@ -69,6 +69,9 @@ class Variant:
             "sem_depth": (modes, "SEMANTIC_DEPTH", int),
             "sem_w": (fusion, "RRF_WEIGHTS", lambda w: (1.0, float(w))),
             "prose_kw": (fusion, "PROSE_WEIGHTS", lambda w: (float(w), 1.0)),
+            "legs": (fusion, "LEGS", str),
+            "leg_power": (fusion, "LEG_POWER", float),
+            "cal": (fusion, "CALIBRATED", lambda v: v == "1"),
         }
         saved: list[tuple[Any, str, Any]] = []
         if self.settings.get("first_piece") == "1":  # as if only each message's first window

@@ -2,7 +2,10 @@
 
 Pure functions over `Result` lists, keyed by (computer, agent, session id),
 with no numpy: they run on every hybrid search and are tested on known
-inputs. Near-duplicates are dropped by the core's Jaccard dedup
+inputs. `reciprocal` and `rrf_scores` are the one reciprocal-rank formula every
+merge uses (hybrid's legs here, a memory's two lists and the sources' merge in
+`search.sources`, a message's two ranks in `search.keyword`, the computers'
+lists in `peers.merge`). Near-duplicates are dropped by the core's Jaccard dedup
 (`recall._accel.dedup`, Rust or its Python twin).
 """
 
@@ -10,13 +13,17 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Hashable, Sequence
+from typing import TypeVar
 
 from recall import _accel
 from recall.record import replace
-from recall.search.bar import combined
+from recall.search.bar import COVERAGE, MEANING, combined
 from recall.search.rank import DEDUP_THRESHOLD
 from recall.search.results import Result, plain
 from recall.timeutil import parse_iso
+
+H = TypeVar("H", bound=Hashable)
 
 RRF_K = 60
 """The constant of Cormack et al. (2009): ranks past ~60 count for little."""
@@ -26,6 +33,15 @@ PROSE_WEIGHTS = (1.0, 1.0)
 """RRF weights (keyword, semantic) when no keyword hit holds every query word, as a prose
 question without the session's words: equal until a lighter keyword weight is measured
 better on every set (docs/search-quality.md, "The paraphrase set")."""
+LEGS = "fixed"
+"""How hybrid's RRF weighs its two legs: "fixed" (`RRF_WEIGHTS`, `PROSE_WEIGHTS`) or
+"matched", each leg by how well its best hit matched (`leg_weights`)."""
+LEG_POWER = 1.0
+"""Exponent on each leg's strength in "matched" weighting: larger trusts the stronger leg more."""
+CALIBRATED = False
+"""Whether each hit's reciprocal rank is scaled by its own strength (`hit_strength`), so
+a meaning hit that stands out, or a keyword hit holding the rare words, counts for more
+than one near the background at a similar rank."""
 EXACT_BONUS = 1.0
 """Added to the fused score of a result holding every query word: RRF scores stay below
 2/(RRF_K+1) and weighted ones at most 1, so shown scores fall down the list."""
@@ -45,16 +61,37 @@ def key(r: Result, by_message: bool = False) -> Key:
     return (r.computer, r.agent, r.session_id, r.message_index if by_message else None)
 
 
+def reciprocal(rank: int, weight: float = 1.0) -> float:
+    """What a list says of its result at `rank` (counted from 1): `weight / (RRF_K + rank)`."""
+    return weight / (RRF_K + rank)
+
+
+def rrf_scores(
+    rankings: Sequence[Sequence[H]],
+    weights: Sequence[float] | None = None,
+    scales: Sequence[Sequence[float]] | None = None,
+) -> dict[H, float]:
+    """Each item's reciprocal ranks summed over `rankings` (best first), the n-th ranking's
+    weighted by `weights[n]` and, with `scales`, each entry by its own scale."""
+    scores: dict[H, float] = {}
+    for n, ranking in enumerate(rankings):
+        w = weights[n] if weights else 1.0
+        for rank, item in enumerate(ranking):
+            scale = scales[n][rank] if scales else 1.0
+            scores[item] = scores.get(item, 0.0) + reciprocal(rank + 1, w * scale)
+    return scores
+
+
 def rrf(
     lists: list[list[Result]], weights: list[float] | None = None, by_message: bool = False
 ) -> dict[Key, float]:
-    scores: dict[Key, float] = {}
-    for n, results in enumerate(lists):
-        w = weights[n] if weights else 1.0
-        for rank, r in enumerate(results):
-            k = key(r, by_message)
-            scores[k] = scores.get(k, 0.0) + w / (RRF_K + rank + 1)
-    return scores
+    """`rrf_scores` of result lists by `key`; with `CALIBRATED` and several lists, each
+    hit's reciprocal rank scaled by its own strength (`hit_strength`, at least 0.05)."""
+    scales = None
+    if CALIBRATED and len(lists) > 1:
+        scales = [[max(hit_strength(r), 0.05) for r in results] for results in lists]
+    rankings = [[key(r, by_message) for r in results] for results in lists]
+    return rrf_scores(rankings, weights, scales)
 
 
 def weighted(
@@ -73,6 +110,32 @@ def weighted(
             k = key(r, by_message)
             scores[k] = scores.get(k, 0.0) + w * norm
     return scores
+
+
+def hit_strength(r: Result) -> float:
+    """How well one hit matched, in [0, 1]: for words, the IDF share of the query it holds
+    (1: every word); for meaning, its deviations above the query's background over LIFT,
+    capped at the bar."""
+    if r.matched == MEANING:
+        return min(1.0, r.relevance)
+    return min(1.0, r.relevance * COVERAGE)
+
+
+def strength(results: list[Result], top: int = 3) -> float:
+    """How well a leg matched: the best `hit_strength` of its first `top` hits, 0 when empty."""
+    return max((hit_strength(r) for r in results[:top]), default=0.0)
+
+
+def leg_weights(lists: list[list[Result]]) -> list[float]:
+    """RRF weights for hybrid's (keyword, semantic) legs from how well each matched: a
+    keyword leg whose best hit holds the query's rare words keeps its say, one holding
+    a common word or two by chance gives way to a meaning hit that stands out from the
+    query's background, and the reverse on chit-chat where nothing stands out."""
+    raw = [strength(results) ** LEG_POWER for results in lists]
+    top = max(raw, default=0.0)
+    if top <= 0:
+        return [1.0] * len(lists)
+    return [max(w / top, 0.05) for w in raw]
 
 
 def decay_factor(date: str | None, lam: float, now: float | None = None) -> float:
@@ -111,6 +174,8 @@ def fuse(
     if preset is None:
         chosen = PROSE_WEIGHTS if exact == 0 and len(lists) > 1 else RRF_WEIGHTS
         weights = list(chosen[: len(lists)])
+        if LEGS == "matched" and len(lists) > 1:
+            weights = leg_weights(lists)
         scores = rrf(lists, weights, by_message)
     else:
         scores = weighted(lists, preset, by_message)
