@@ -29,19 +29,13 @@ RRF_K = 60
 """The constant of Cormack et al. (2009): ranks past ~60 count for little."""
 RRF_WEIGHTS = (1.0, 1.0)
 """Each list's weight in RRF (keyword, semantic): equal, as measured best on both sets."""
-PROSE_WEIGHTS = (1.0, 1.0)
-"""RRF weights (keyword, semantic) when no keyword hit holds every query word, as a prose
-question without the session's words: equal until a lighter keyword weight is measured
-better on every set (docs/search-quality.md, "The paraphrase set")."""
-LEGS = "fixed"
-"""How hybrid's RRF weighs its two legs: "fixed" (`RRF_WEIGHTS`, `PROSE_WEIGHTS`) or
-"matched", each leg by how well its best hit matched (`leg_weights`)."""
-LEG_POWER = 1.0
-"""Exponent on each leg's strength in "matched" weighting: larger trusts the stronger leg more."""
-CALIBRATED = False
-"""Whether each hit's reciprocal rank is scaled by its own strength (`hit_strength`), so
-a meaning hit that stands out, or a keyword hit holding the rare words, counts for more
-than one near the background at a similar rank."""
+CALIBRATED = True
+"""Whether hybrid scales each hit's reciprocal rank by its own strength (`hit_strength`):
+a meaning hit that stands out from the query's background, or a keyword hit holding the
+query's rare words, counts for more than one near the background at a similar rank. Plain
+RRF counts a result both legs hold about twice whatever each thought of it, so one common
+word held by chance beat the session that stood out by meaning (docs/search-quality.md,
+"Fusion that weighs each hit")."""
 EXACT_BONUS = 1.0
 """Added to the fused score of a result holding every query word: RRF scores stay below
 2/(RRF_K+1) and weighted ones at most 1, so shown scores fall down the list."""
@@ -115,27 +109,12 @@ def weighted(
 def hit_strength(r: Result) -> float:
     """How well one hit matched, in [0, 1]: for words, the IDF share of the query it holds
     (1: every word); for meaning, its deviations above the query's background over LIFT,
-    capped at the bar."""
+    capped at the bar; 1 for a hit nobody judged (a peer that predates the bar)."""
+    if not r.matched:
+        return 1.0
     if r.matched == MEANING:
         return min(1.0, r.relevance)
     return min(1.0, r.relevance * COVERAGE)
-
-
-def strength(results: list[Result], top: int = 3) -> float:
-    """How well a leg matched: the best `hit_strength` of its first `top` hits, 0 when empty."""
-    return max((hit_strength(r) for r in results[:top]), default=0.0)
-
-
-def leg_weights(lists: list[list[Result]]) -> list[float]:
-    """RRF weights for hybrid's (keyword, semantic) legs from how well each matched: a
-    keyword leg whose best hit holds the query's rare words keeps its say, one holding
-    a common word or two by chance gives way to a meaning hit that stands out from the
-    query's background, and the reverse on chit-chat where nothing stands out."""
-    raw = [strength(results) ** LEG_POWER for results in lists]
-    top = max(raw, default=0.0)
-    if top <= 0:
-        return [1.0] * len(lists)
-    return [max(w / top, 0.05) for w in raw]
 
 
 def decay_factor(date: str | None, lam: float, now: float | None = None) -> float:
@@ -172,10 +151,6 @@ def fuse(
     preset = PRESETS[fusion]
     weights = list(RRF_WEIGHTS[: len(lists)]) if preset is None else list(preset)
     if preset is None:
-        chosen = PROSE_WEIGHTS if exact == 0 and len(lists) > 1 else RRF_WEIGHTS
-        weights = list(chosen[: len(lists)])
-        if LEGS == "matched" and len(lists) > 1:
-            weights = leg_weights(lists)
         scores = rrf(lists, weights, by_message)
     else:
         scores = weighted(lists, preset, by_message)
