@@ -128,6 +128,25 @@ def decay_factor(date: str | None, lam: float, now: float | None = None) -> floa
     return math.exp(-lam * age_days)
 
 
+def _as_if_seen(
+    scores: dict[Key, float],
+    lists: list[list[Result]],
+    weights: list[float],
+    unseen: set[Key],
+    by_message: bool,
+) -> None:
+    """Give each `unseen` first-list hit what every other list gives its own hit at the
+    same rank (that hit's strength; the hit's own when the list is empty): ranked alike,
+    not last, for lacking a vector."""
+    for rank, r in enumerate(lists[0]):
+        k = key(r, by_message)
+        if k not in unseen:
+            continue
+        for n, other in enumerate(lists[1:], start=1):
+            like = other[min(rank, len(other) - 1)] if other else r
+            scores[k] += reciprocal(rank + 1, weights[n] * max(hit_strength(like), 0.05))
+
+
 def fuse(
     lists: list[list[Result]],
     fusion: str,
@@ -144,9 +163,10 @@ def fuse(
     order; their score gets `EXACT_BONUS` so that scores still fall down the list.
 
     `unseen`: results the other lists could not have held (a session not embedded
-    yet, while the index is embedded newest first). Their first-list score is scaled
-    by all the weights over the first list's, as if the missing lists ranked them
-    alike: a result is not pushed down for lacking a vector, only for its own rank.
+    yet, while the index is embedded newest first). The missing lists count as if they
+    ranked them alike (`_as_if_seen`; a weighted fusion scales their first-list score by
+    all the weights over the first list's): a result is not pushed down for lacking a
+    vector, only for its own rank.
     """
     preset = PRESETS[fusion]
     weights = list(RRF_WEIGHTS[: len(lists)]) if preset is None else list(preset)
@@ -154,7 +174,9 @@ def fuse(
         scores = rrf(lists, weights, by_message)
     else:
         scores = weighted(lists, preset, by_message)
-    if unseen and len(lists) > 1:
+    if unseen and len(lists) > 1 and preset is None and CALIBRATED:
+        _as_if_seen(scores, lists, weights, unseen, by_message)
+    elif unseen and len(lists) > 1:
         scale = sum(weights[: len(lists)]) / weights[0]
         for k in unseen & scores.keys():
             scores[k] *= scale
