@@ -18,7 +18,9 @@ the baseline measured in the same run: plain SQLite FTS5 BM25 (porter, an OR
 of the question's words, a session ranked by its best turn).
 
     python bench/eval_locomo.py [--modes keyword] [--conversations conv-26,conv-30]
-        [--questions N] [--also "--scope sessions"] [--json out.json]
+        [--questions N] [--also "--scope sessions"] [--variant cr:cal=0] [--json out.json]
+
+A `--variant` (search settings, `eval_common.Variant`) adds a row per hybrid row.
 """
 
 from __future__ import annotations
