@@ -68,7 +68,7 @@ class Variant:
             "kw_depth": (modes, "KEYWORD_DEPTH", int),
             "sem_depth": (modes, "SEMANTIC_DEPTH", int),
             "sem_w": (fusion, "RRF_WEIGHTS", lambda w: (1.0, float(w))),
-            "prose_kw": (fusion, "PROSE_WEIGHTS", lambda w: (float(w), 1.0)),
+            "cal": (fusion, "CALIBRATED", lambda v: v == "1"),
         }
         saved: list[tuple[Any, str, Any]] = []
         if self.settings.get("first_piece") == "1":  # as if only each message's first window
@@ -148,7 +148,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         help="name:key=value,... search settings (floor, rrf_k, kw_depth, sem_depth, "
-        "fusion, exact=0|1); repeatable; default: recall's own",
+        "sem_w, cal=0|1, fusion, exact=0|1); repeatable; default: recall's own",
     )
     p.add_argument(
         "--model",

@@ -18,7 +18,9 @@ the baseline measured in the same run: plain SQLite FTS5 BM25 (porter, an OR
 of the question's words, a session ranked by its best turn).
 
     python bench/eval_locomo.py [--modes keyword] [--conversations conv-26,conv-30]
-        [--questions N] [--also "--scope sessions"] [--json out.json]
+        [--questions N] [--also "--scope sessions"] [--variant cr:cal=0] [--json out.json]
+
+A `--variant` (search settings, `eval_common.Variant`) adds a row per hybrid row.
 """
 
 from __future__ import annotations
@@ -180,7 +182,10 @@ def turn_map(conv: dict[str, Any]) -> dict[tuple[str, int], Turn]:
 
 
 def score_conversation(
-    conv: dict[str, Any], rows: dict[str, tuple[str, ...]], first: int = 0
+    conv: dict[str, Any],
+    rows: dict[str, tuple[str, ...]],
+    first: int = 0,
+    variants: Sequence[ec.Variant] = (),
 ) -> list[dict[str, Any]]:
     """Each question's scores, per row of flags and for the baseline; the conversation
     being ingested in the current RECALL_HOME."""
@@ -193,14 +198,22 @@ def score_conversation(
         question = str(q["question"])
         ranked = base.ranked(question)
         per = {BASELINE: scores([s for s, _ in ranked], ranked, gold)}
-        for name, flags in rows.items():
-            found = ec.search_as_user(question, *flags, *project)
-            msgs = ec.search_as_user(question, *flags, *project, "--messages")
-            per[name] = scores(
-                [number.get(ec.result_id(r), -1) for r in found],
-                [turns.get(ec.message_id(r), (-1, -1)) for r in msgs],
-                gold,
-            )
+        for variant in variants or (ec.Variant("default"),):
+            with variant.applied():
+                for name, flags in rows.items():
+                    if variant.name != "default":
+                        if "hybrid" not in name:
+                            continue
+                        name = f"{name}/{variant.name}"
+                    found = ec.search_as_user(question, *flags, *variant.flags, *project)
+                    msgs = ec.search_as_user(
+                        question, *flags, *variant.flags, *project, "--messages"
+                    )
+                    per[name] = scores(
+                        [number.get(ec.result_id(r), -1) for r in found],
+                        [turns.get(ec.message_id(r), (-1, -1)) for r in msgs],
+                        gold,
+                    )
         out.append(
             {
                 "conversation": conv["sample_id"],
@@ -276,6 +289,7 @@ def main(argv: list[str] | None = None) -> int:
     ec.use_model(args.model)
     modes = ec.modes_of(args)
     rows = search_rows(modes, args.also)
+    variants = [ec.Variant("default"), *(ec.Variant(v) for v in args.variant)]
     names = [n for n in args.conversations.split(",") if n]
     convs = load(args.data, names)
     for name, flags in rows.items():
@@ -290,7 +304,7 @@ def main(argv: list[str] | None = None) -> int:
                 report = ec.embed(args, cache)
                 print(f"embedded {report.chunks} chunks in {report.seconds:.0f}s", file=sys.stderr)
             for conv in convs:
-                scored += score_conversation(conv, rows, args.questions)
+                scored += score_conversation(conv, rows, args.questions, variants)
                 took = time.perf_counter() - started
                 print(f"{conv['sample_id']}: {len(scored)} questions, {took:.0f}s", file=sys.stderr)
     finally:

@@ -94,6 +94,7 @@ def run(args: argparse.Namespace) -> int:
 def _search(args: argparse.Namespace) -> int:
     from recall.config import computer_name
     from recall.memory.memories import get
+    from recall.search.asked import as_meant
     from recall.search.query import parse
     from recall.search.results import Filters, plain
     from recall.search.source_sql import memory_hits
@@ -106,12 +107,13 @@ def _search(args: argparse.Namespace) -> int:
         raise UsageError("the query is empty: give words to search for")
     filters = Filters(project=args.project)
     with open_reader() as store:
+        fixed = as_meant(store.conn, query, ("memories_fts",))
         hits = memory_hits(
-            store.conn, query, filters, args.limit or 5, computer_name(), args.category
+            store.conn, fixed or query, filters, args.limit or 5, computer_name(), args.category
         )
         found = [get(store.conn, int(h.memory_id)) for h in hits]
-    if hits.corrected:  # as `recall search` says it
-        sys.stderr.write(f'recall: showing results for "{hits.corrected}"\n')
+    if fixed is not None and hits:  # as `recall search` says it
+        sys.stderr.write(f'recall: showing results for "{fixed.text}"\n')
     if not args.json:
         for m, h in zip(found, hits, strict=True):
             m.text = h.snippet  # highlighted

@@ -114,6 +114,7 @@ def remember(args: dict[str, Any]) -> dict[str, Any]:
 
 def search_memories(args: dict[str, Any]) -> dict[str, Any]:
     from recall.config import computer_name
+    from recall.search.asked import as_meant
     from recall.search.query import parse
     from recall.search.results import Filters, plain
     from recall.search.source_sql import memory_hits
@@ -125,6 +126,7 @@ def search_memories(args: dict[str, Any]) -> dict[str, Any]:
     category = _category(args.get("category"), None)
     limit = min(max(_int(args.get("limit"), "limit", DEFAULT_RESULTS), 1), MAX_RESULTS)
     with open_reader() as store:
+        query = as_meant(store.conn, query, ("memories_fts",)) or query
         hits = memory_hits(store.conn, query, Filters(), limit, computer_name(), category)
     memories = [
         {

@@ -17,12 +17,11 @@ from __future__ import annotations
 import functools
 import operator
 
-from recall import _accel
+from recall.search.fusion import reciprocal, rrf_scores
 from recall.search.query import parse
+from recall.search.rank import bm25_order
 from recall.search.results import Result, plain
 from recall.search.sources import held
-
-K = 60
 
 
 def _date_key(r: Result) -> str:
@@ -30,14 +29,14 @@ def _date_key(r: Result) -> str:
 
 
 def rrf(lists: list[list[Result]], limit: int, query: str | None = None) -> list[Result]:
-    """Interleaved by rank (`1 / (K + rank)`); with `query`, first by the tier of words
+    """Interleaved by rank (`fusion.reciprocal`); with `query`, first by the tier of words
     held (`search.sources.held`), so the score is `tier + 1 / (K + rank)`."""
     scored: list[tuple[float, str, int, Result]] = []
     parsed = parse(query) if query is not None else None
     for n, results in enumerate(lists):
         tiers = held(parsed, results) if parsed is not None else [0] * len(results)
         for rank, (r, tier) in enumerate(zip(results, tiers, strict=True), 1):
-            scored.append((tier + 1.0 / (K + rank), _date_key(r), -n, r))
+            scored.append((tier + reciprocal(rank), _date_key(r), -n, r))
     scored.sort(key=lambda t: (t[0], t[1], t[2]), reverse=True)
     out = []
     for score, _, _, r in scored[:limit]:
@@ -47,18 +46,15 @@ def rrf(lists: list[list[Result]], limit: int, query: str | None = None) -> list
 
 
 def bm25(query: str, lists: list[list[Result]], limit: int) -> list[Result]:
-    pool = [r for results in lists for r in results]
+    """The pool re-scored with BM25 over its own texts, ties to the newer result."""
+    pool = sorted((r for results in lists for r in results), key=_date_key, reverse=True)
     if not pool:
         return []
     docs = [f"{r.title or ''}\n{plain(r.snippet)}" for r in pool]
-    scores = _accel.bm25_scores(query, docs)
-    ranked = sorted(
-        zip(scores, pool, strict=True), key=lambda t: (t[0], _date_key(t[1])), reverse=True
-    )
     out = []
-    for score, r in ranked[:limit]:
-        r.score = round(float(score), 6)
-        out.append(r)
+    for i, score in bm25_order(query, docs)[:limit]:
+        pool[i].score = round(score, 6)
+        out.append(pool[i])
     return out
 
 
@@ -67,10 +63,7 @@ def both(query: str, lists: list[list[Result]], limit: int) -> list[Result]:
     by_rank = rrf([list(rs) for rs in lists], len(functools.reduce(operator.iadd, lists, [])))
     rescored = bm25(query, [list(rs) for rs in lists], len(by_rank))
     key = {id(r): n for n, r in enumerate(by_rank)}
-    fused: dict[int, float] = {}
-    for ranking in (by_rank, rescored):
-        for rank, r in enumerate(ranking, 1):
-            fused[id(r)] = fused.get(id(r), 0.0) + 1.0 / (K + rank)
+    fused = rrf_scores([[id(r) for r in ranking] for ranking in (by_rank, rescored)])
     pool = {id(r): r for r in by_rank}
     order = sorted(pool, key=lambda i: (-fused[i], key[i]))[:limit]
     out = []

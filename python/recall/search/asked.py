@@ -53,3 +53,10 @@ class Asked:
             self._tried = True
             self._fixed = correct(self.db, self.query.terms, self.tables)
         return self._fixed
+
+
+def as_meant(db: sqlite3.Connection, query: Query, tables: tuple[str, ...]) -> Query | None:
+    """`query` with its words that match nothing in `tables` corrected, or None: for a
+    search that reads one index outside the engine (`recall memories search`, MCP's
+    `search_memories`), corrected once before it runs, as the engine does."""
+    return Asked(db, query, tables).corrected()

@@ -2,7 +2,10 @@
 
 Pure functions over `Result` lists, keyed by (computer, agent, session id),
 with no numpy: they run on every hybrid search and are tested on known
-inputs. Near-duplicates are dropped by the core's Jaccard dedup
+inputs. `reciprocal` and `rrf_scores` are the one reciprocal-rank formula every
+merge uses (hybrid's legs here, a memory's two lists and the sources' merge in
+`search.sources`, a message's two ranks in `search.keyword`, the computers'
+lists in `peers.merge`). Near-duplicates are dropped by the core's Jaccard dedup
 (`recall._accel.dedup`, Rust or its Python twin).
 """
 
@@ -10,22 +13,29 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Hashable, Sequence
+from typing import TypeVar
 
 from recall import _accel
 from recall.record import replace
-from recall.search.bar import combined
+from recall.search.bar import COVERAGE, MEANING, combined
 from recall.search.rank import DEDUP_THRESHOLD
 from recall.search.results import Result, plain
 from recall.timeutil import parse_iso
+
+H = TypeVar("H", bound=Hashable)
 
 RRF_K = 60
 """The constant of Cormack et al. (2009): ranks past ~60 count for little."""
 RRF_WEIGHTS = (1.0, 1.0)
 """Each list's weight in RRF (keyword, semantic): equal, as measured best on both sets."""
-PROSE_WEIGHTS = (1.0, 1.0)
-"""RRF weights (keyword, semantic) when no keyword hit holds every query word, as a prose
-question without the session's words: equal until a lighter keyword weight is measured
-better on every set (docs/search-quality.md, "The paraphrase set")."""
+CALIBRATED = True
+"""Whether hybrid scales each hit's reciprocal rank by its own strength (`hit_strength`):
+a meaning hit that stands out from the query's background, or a keyword hit holding the
+query's rare words, counts for more than one near the background at a similar rank. Plain
+RRF counts a result both legs hold about twice whatever each thought of it, so one common
+word held by chance beat the session that stood out by meaning (docs/search-quality.md,
+"Fusion that weighs each hit")."""
 EXACT_BONUS = 1.0
 """Added to the fused score of a result holding every query word: RRF scores stay below
 2/(RRF_K+1) and weighted ones at most 1, so shown scores fall down the list."""
@@ -45,16 +55,37 @@ def key(r: Result, by_message: bool = False) -> Key:
     return (r.computer, r.agent, r.session_id, r.message_index if by_message else None)
 
 
+def reciprocal(rank: int, weight: float = 1.0) -> float:
+    """What a list says of its result at `rank` (counted from 1): `weight / (RRF_K + rank)`."""
+    return weight / (RRF_K + rank)
+
+
+def rrf_scores(
+    rankings: Sequence[Sequence[H]],
+    weights: Sequence[float] | None = None,
+    scales: Sequence[Sequence[float]] | None = None,
+) -> dict[H, float]:
+    """Each item's reciprocal ranks summed over `rankings` (best first), the n-th ranking's
+    weighted by `weights[n]` and, with `scales`, each entry by its own scale."""
+    scores: dict[H, float] = {}
+    for n, ranking in enumerate(rankings):
+        w = weights[n] if weights else 1.0
+        for rank, item in enumerate(ranking):
+            scale = scales[n][rank] if scales else 1.0
+            scores[item] = scores.get(item, 0.0) + reciprocal(rank + 1, w * scale)
+    return scores
+
+
 def rrf(
     lists: list[list[Result]], weights: list[float] | None = None, by_message: bool = False
 ) -> dict[Key, float]:
-    scores: dict[Key, float] = {}
-    for n, results in enumerate(lists):
-        w = weights[n] if weights else 1.0
-        for rank, r in enumerate(results):
-            k = key(r, by_message)
-            scores[k] = scores.get(k, 0.0) + w / (RRF_K + rank + 1)
-    return scores
+    """`rrf_scores` of result lists by `key`; with `CALIBRATED` and several lists, each
+    hit's reciprocal rank scaled by its own strength (`hit_strength`, at least 0.05)."""
+    scales = None
+    if CALIBRATED and len(lists) > 1:
+        scales = [[max(hit_strength(r), 0.05) for r in results] for results in lists]
+    rankings = [[key(r, by_message) for r in results] for results in lists]
+    return rrf_scores(rankings, weights, scales)
 
 
 def weighted(
@@ -75,6 +106,17 @@ def weighted(
     return scores
 
 
+def hit_strength(r: Result) -> float:
+    """How well one hit matched, in [0, 1]: for words, the IDF share of the query it holds
+    (1: every word); for meaning, its deviations above the query's background over LIFT,
+    capped at the bar; 1 for a hit nobody judged (a peer that predates the bar)."""
+    if not r.matched:
+        return 1.0
+    if r.matched == MEANING:
+        return min(1.0, r.relevance)
+    return min(1.0, r.relevance * COVERAGE)
+
+
 def decay_factor(date: str | None, lam: float, now: float | None = None) -> float:
     """exp(-λ·age_days): 1 today, 0.5 after ln2/λ days; undated results are not decayed."""
     if lam <= 0 or not date:
@@ -84,6 +126,25 @@ def decay_factor(date: str | None, lam: float, now: float | None = None) -> floa
         return 1.0
     age_days = max(0.0, ((now or time.time()) - ts) / 86400.0)
     return math.exp(-lam * age_days)
+
+
+def _as_if_seen(
+    scores: dict[Key, float],
+    lists: list[list[Result]],
+    weights: list[float],
+    unseen: set[Key],
+    by_message: bool,
+) -> None:
+    """Give each `unseen` first-list hit what every other list gives its own hit at the
+    same rank (that hit's strength; the hit's own when the list is empty): ranked alike,
+    not last, for lacking a vector."""
+    for rank, r in enumerate(lists[0]):
+        k = key(r, by_message)
+        if k not in unseen:
+            continue
+        for n, other in enumerate(lists[1:], start=1):
+            like = other[min(rank, len(other) - 1)] if other else r
+            scores[k] += reciprocal(rank + 1, weights[n] * max(hit_strength(like), 0.05))
 
 
 def fuse(
@@ -102,19 +163,20 @@ def fuse(
     order; their score gets `EXACT_BONUS` so that scores still fall down the list.
 
     `unseen`: results the other lists could not have held (a session not embedded
-    yet, while the index is embedded newest first). Their first-list score is scaled
-    by all the weights over the first list's, as if the missing lists ranked them
-    alike: a result is not pushed down for lacking a vector, only for its own rank.
+    yet, while the index is embedded newest first). The missing lists count as if they
+    ranked them alike (`_as_if_seen`; a weighted fusion scales their first-list score by
+    all the weights over the first list's): a result is not pushed down for lacking a
+    vector, only for its own rank.
     """
     preset = PRESETS[fusion]
     weights = list(RRF_WEIGHTS[: len(lists)]) if preset is None else list(preset)
     if preset is None:
-        chosen = PROSE_WEIGHTS if exact == 0 and len(lists) > 1 else RRF_WEIGHTS
-        weights = list(chosen[: len(lists)])
         scores = rrf(lists, weights, by_message)
     else:
         scores = weighted(lists, preset, by_message)
-    if unseen and len(lists) > 1:
+    if unseen and len(lists) > 1 and preset is None and CALIBRATED:
+        _as_if_seen(scores, lists, weights, unseen, by_message)
+    elif unseen and len(lists) > 1:
         scale = sum(weights[: len(lists)]) / weights[0]
         for k in unseen & scores.keys():
             scores[k] *= scale

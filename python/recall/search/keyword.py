@@ -1,8 +1,8 @@
-"""Keyword search over the mirrors: FTS5/BM25, best message per session, typo retry.
+"""Keyword search over the mirrors: FTS5/BM25, best message per session.
 
 The ranking does not depend on how many results are asked for: every pass
-reads a fixed window of messages (`WINDOW`), the any-word and typo passes run
-when fewer than `POOL` results were found whatever the limit, and the limit
+reads a fixed window of messages (`WINDOW`), the any-word pass runs when fewer
+than `POOL` results were found whatever the limit, and the limit
 only cuts the ranked list (near-duplicates are dropped in order, which keeps
 a shorter list a prefix of a longer one). So the first k results for any
 limit n ≥ k are the results for limit k.
@@ -12,16 +12,13 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Hashable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from recall.record import Record, replace
 from recall.search.query import Query, Term, has_cjk, match_all, match_any
-from recall.sqltext import like_literal
-
-if TYPE_CHECKING:
-    from recall.search.asked import Asked
 from recall.search.results import HL_END, HL_START, MAX_LIMIT, POOL, Filters, Result, SearchOutput
 from recall.search.sql import filter_sql, message_indexes, message_texts
+from recall.sqltext import like_literal
 from recall.timeutil import format_ts
 
 WINDOW = 500
@@ -212,10 +209,9 @@ def search(
 
 def _search(
     db: sqlite3.Connection, query: Query, filters: Filters, limit: int, messages: bool
-) -> tuple[SearchOutput, int, int]:
-    """`search`, how many of its first results hold every query word (or the phrase):
-    those rank above any-word and substring hits, so they are a prefix of the list; and
-    how many candidates were found before the cut (what decides a typo retry)."""
+) -> tuple[SearchOutput, int]:
+    """`search`, and how many of its first results hold every query word (or the phrase):
+    those rank above any-word and substring hits, so they are a prefix of the list."""
     limit = max(1, min(limit, MAX_LIMIT))
     terms = query.terms
     window = WINDOW
@@ -254,7 +250,6 @@ def _search(
         if words:
             substrings = _substring_hits(db, words, filters, window)
             _add_substring_hits(best, substrings, query, words, unit)
-    found = len(best)
     ranked = sorted(best.values(), key=lambda h: h.score, reverse=True)
     if len(ranked) > 1:
         from recall.search.rank import distinct
@@ -280,7 +275,7 @@ def _search(
     ]
     n_exact = sum(1 for h in ranked if unit(h) in exact)
     _judge(db, query, ranked, [unit(h) in exact for h in ranked], results)
-    return SearchOutput(query=query.text, found=len(results), results=results), n_exact, found
+    return SearchOutput(query=query.text, found=len(results), results=results), n_exact
 
 
 def _judge(
@@ -313,9 +308,6 @@ def _judge(
 
 class KeywordHits(Record):
     results: list[Result]
-    corrected: str | None = None
-    """The corrected query, when words that matched nothing were retried as their nearest
-    indexed word and that found something."""
     exact: int = 0
     """How many of the first results hold every query word or the quoted phrase."""
 
@@ -326,22 +318,16 @@ def keyword_search(
     filters: Filters,
     limit: int,
     messages: bool = False,
-    asked: Asked | None = None,
 ) -> KeywordHits:
-    """Keyword results, typo-corrected when the words typed found fewer than `POOL`
-    candidates (`asked` holds the correction a whole search shares; without one it is
-    looked for in the messages' index). With `messages`, the best `POOL` messages are
-    ranked again with their passages (`by_passage`) before the cut."""
+    """Keyword results for `query` as given: a typo was corrected once for the whole
+    request before any source ran (`search.asked`, by the engine). With `messages`, the
+    best `POOL` messages are ranked again with their passages (`by_passage`) before the
+    cut."""
     if messages:
-        hits = _corrected(db, query, filters, POOL, messages, asked)
-        hits.results = by_passage(query, hits.results, hits.exact)[:limit]
-        hits.exact = min(hits.exact, limit)
-        return hits
-    return _corrected(db, query, filters, limit, messages, asked)
-
-
-PASSAGE_K = 60
-"""The reciprocal-rank constant of `by_passage` (Cormack et al.'s, as `fusion.RRF_K`)."""
+        out, exact = _search(db, query, filters, POOL, messages)
+        return KeywordHits(by_passage(query, out.results, exact)[:limit], min(exact, limit))
+    out, exact = _search(db, query, filters, limit, messages)
+    return KeywordHits(out.results, exact)
 
 
 def by_passage(query: Query, results: list[Result], exact: int) -> list[Result]:
@@ -355,50 +341,13 @@ def by_passage(query: Query, results: list[Result], exact: int) -> list[Result]:
     merge across sources once did, cost agent decisions 0.06."""
     if len(results) < 2:
         return results
-    from recall import _accel
+    from recall.search.fusion import rrf_scores
+    from recall.search.rank import bm25_order
     from recall.search.results import plain
 
-    passage = _accel.bm25_scores(query.words(), [plain(r.snippet) for r in results])
-    order = sorted(range(len(results)), key=lambda i: (-passage[i], i))
-    passage_rank = {i: n for n, i in enumerate(order)}
-    fused = [
-        (i < exact, 1.0 / (PASSAGE_K + i + 1) + 1.0 / (PASSAGE_K + passage_rank[i] + 1))
-        for i in range(len(results))
-    ]
+    order = bm25_order(query.words(), [plain(r.snippet) for r in results])
+    both = rrf_scores([list(range(len(results))), [i for i, _ in order]])
+    fused = [(i < exact, both[i]) for i in range(len(results))]
     ranked = sorted(range(len(results)), key=lambda i: (fused[i], -i), reverse=True)
     # the score shown is the fused one (+1 for every word held), falling down the list
     return [replace(results[i], score=round(fused[i][0] + fused[i][1], 6)) for i in ranked]
-
-
-def _corrected(
-    db: sqlite3.Connection,
-    query: Query,
-    filters: Filters,
-    limit: int,
-    messages: bool,
-    asked: Asked | None,
-) -> KeywordHits:
-    """`_search`, and below its results, when it found fewer than `POOL`, those of the
-    query with its typos corrected."""
-    out, exact, found = _search(db, query, filters, limit, messages)
-    if found >= POOL or len(out.results) >= limit:
-        return KeywordHits(out.results, None, exact)
-    if asked is None:
-        from recall.search.asked import Asked
-        from recall.search.typo import MESSAGES
-
-        asked = Asked(db, query, (MESSAGES,))
-    fixed = asked.corrected()
-    if fixed is None:
-        return KeywordHits(out.results, None, exact)
-    seen = {(r.agent, r.session_id, r.message_index if messages else None) for r in out.results}
-    extra = [
-        r
-        for r in search(db, fixed, filters, limit, messages).results
-        if (r.agent, r.session_id, r.message_index if messages else None) not in seen
-    ]
-    # One ordering: what the typed words found ranks above what the corrected words
-    # found, and every score shown decreases down the list (as for the any-word fallback).
-    floor = min((r.score for r in out.results), default=1.0)
-    extra = [replace(r, score=round(floor - 1.0 / (1.0 + max(r.score, 0.0)), 4)) for r in extra]
-    return KeywordHits((out.results + extra)[:limit], fixed.text if extra else None, exact)

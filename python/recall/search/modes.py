@@ -101,12 +101,12 @@ def run(
     encoder, note = (None, None) if mode == "keyword" else _encoder(db, mode is not None)
     if encoder is None:
         if decay > 0:  # decay reorders: the pool is decayed, then cut
-            hits = keyword_search(db, query, filters, POOL, messages, asked)
+            hits = keyword_search(db, query, filters, POOL, messages)
             results = fuse([hits.results], fusion, limit, decay, messages, hits.exact)
         else:
-            hits = keyword_search(db, query, filters, limit, messages, asked)
+            hits = keyword_search(db, query, filters, limit, messages)
             results = hits.results
-        output = SearchOutput(query.text, len(results), results, corrected=hits.corrected)
+        output = SearchOutput(query.text, len(results), results)
         return Outcome(output, "keyword", note)
     if mode == "semantic":
         semantic = _semantic(db, encoder, asked, filters, SEMANTIC_POOL, messages)
@@ -118,7 +118,7 @@ def run(
     hits, semantic = _both(db, encoder, asked, filters, messages)
     unseen = _unembedded(db, encoder.model_id, hits.results, messages)
     results = fuse([hits.results, semantic], fusion, limit, decay, messages, hits.exact, unseen)
-    output = SearchOutput(query.text, len(results), results, corrected=hits.corrected)
+    output = SearchOutput(query.text, len(results), results)
     return Outcome(output, "hybrid")
 
 
@@ -140,7 +140,7 @@ def _both(
     Running the two legs on two threads was measured and gained nothing on two
     cores (onnxruntime already uses both), so they run in turn.
     """
-    keyword = keyword_search(db, asked.query, filters, KEYWORD_DEPTH, messages, asked)
+    keyword = keyword_search(db, asked.query, filters, KEYWORD_DEPTH, messages)
     return keyword, _semantic(db, encoder, asked, filters, SEMANTIC_DEPTH, messages)
 
 

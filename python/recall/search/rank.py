@@ -37,11 +37,18 @@ def merge(
     best-scored one stays. `words` are the query's positive terms (`Query.words`).
     """
     texts = [text(c) for c in candidates]
-    scores = _accel.bm25_scores(words, texts)
-    order = sorted(range(len(texts)), key=lambda i: -scores[i])
-    kept = _accel.dedup([texts[i] for i in order], threshold)
-    ranked = [(scores[order[k]], candidates[order[k]]) for k in kept]
+    order = bm25_order(words, texts)
+    kept = _accel.dedup([texts[order[k][0]] for k in range(len(order))], threshold)
+    ranked = [(order[k][1], candidates[order[k][0]]) for k in kept]
     return ranked if limit is None else ranked[:limit]
+
+
+def bm25_order(words: str, texts: Sequence[str]) -> list[tuple[int, float]]:
+    """`texts` re-scored with BM25 against `words`, the texts themselves the collection:
+    `(index, score)` best first, ties in input order. The one re-scoring every merged
+    list uses (`merge`, a message's passage rank, a computers' pool)."""
+    scores = _accel.bm25_scores(words, list(texts))
+    return sorted(((i, float(s)) for i, s in enumerate(scores)), key=lambda p: -p[1])
 
 
 def distinct(

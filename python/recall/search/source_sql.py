@@ -3,25 +3,24 @@
 Both use FTS5/BM25 as the mirrors do: every query word first, then any
 meaningful word, ranked below; as for the mirrors, the passes read fixed
 windows and run when fewer than `POOL` were found, whatever the limit, which
-only cuts the ranking. A memory's relevance is weighed with its
-importance (`importance_factor`, docs/memory.md). Results are `Result`s with
-the fields that locate them: a memory's id and category, a chunk's file and
-heading path. The tables are written by `recall.memory`; this module only reads.
+only cuts the ranking. A typo is not retried here: the engine (or the memory
+search's caller) corrects the words once per request (`search.asked`). A
+memory's relevance is weighed with its importance (`importance_factor`,
+docs/memory.md). Results are `Result`s with the fields that locate them: a
+memory's id and category, a chunk's file and heading path. The tables are
+written by `recall.memory`; this module only reads.
 """
 
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any
 
 from recall.search.query import Query, match_all, match_any
 from recall.search.results import HL_END, HL_START, POOL, Filters, Result
 from recall.search.sql import filter_sql
 from recall.timeutil import format_ts
-
-if TYPE_CHECKING:
-    from recall.search.asked import Asked
 
 FETCH = POOL * 5
 """Rows each FTS5 pass reads, best first."""
@@ -63,7 +62,6 @@ def _where(f: Filters, ts: str, project: str, agent: str | None) -> tuple[str, l
 
 
 Row = tuple[Any, ...]
-R = TypeVar("R", bound=Result)
 
 
 def _two_passes(
@@ -85,52 +83,6 @@ def _two_passes(
     return sorted(found.values(), key=lambda pair: -pair[0])
 
 
-class Found(list[R]):
-    """Results of one source, best first, and the corrected query when words that matched
-    nothing were retried as their nearest indexed word and that found something."""
-
-    corrected: str | None = None
-
-
-def _found(results: list[R], corrected: str | None) -> Found[R]:
-    found = Found(results)
-    found.corrected = corrected
-    return found
-
-
-def _ranked(
-    db: sqlite3.Connection,
-    table: str,
-    query: Query,
-    limit: int,
-    fetch: Callable[[str], list[Row]],
-    key: Callable[[Row], float],
-    asked: Asked | None,
-) -> tuple[list[tuple[float, Row]], str | None]:
-    """The first `limit` of `_two_passes`, then, when that found fewer than POOL, the
-    query with its words that match nothing corrected to the nearest indexed word
-    ("prefernces"; `asked` holds the search's one correction, else `table` is asked),
-    ranked below; and the corrected query when it added results."""
-    ranked = _two_passes(query, fetch, key)
-    if len(ranked) >= POOL or len(ranked) >= limit:
-        return ranked[:limit], None
-    if asked is None:
-        from recall.search.asked import Asked
-
-        asked = Asked(db, query, (table,))
-    fixed = asked.corrected()
-    if fixed is None:
-        return ranked, None
-    seen = {row[0] for _, row in ranked}
-    floor = min((s for s, _ in ranked), default=1.0)
-    extra = [
-        (floor - 1.0 / (1.0 + max(score, 0.0)), row)
-        for score, row in _two_passes(fixed, fetch, key)
-        if row[0] not in seen
-    ]
-    return (ranked + extra)[:limit], fixed.text if extra else None
-
-
 def _score(value: float) -> float:
     return float(f"{value:.6g}")
 
@@ -142,8 +94,7 @@ def memory_hits(
     limit: int,
     computer: str,
     category: str | None = None,
-    asked: Asked | None = None,
-) -> Found[MemoryResult]:
+) -> list[MemoryResult]:
     """Memories matching `query`, by relevance × importance factor, best first."""
     where, args = _where(filters, "m.created_at", "m.project", None)
     if category:
@@ -158,10 +109,8 @@ def memory_hits(
     def fetch(expr: str) -> list[Row]:
         return db.execute(sql, [expr, *args, FETCH]).fetchall()
 
-    ranked, corrected = _ranked(
-        db, "memories_fts", query, limit, fetch, lambda r: r[5] * importance_factor(r[1]), asked
-    )
-    return _found([_memory(row, score, computer) for score, row in ranked], corrected)
+    ranked = _two_passes(query, fetch, lambda r: r[5] * importance_factor(r[1]))[:limit]
+    return [_memory(row, score, computer) for score, row in ranked]
 
 
 _MEMORY_COLS = "m.id, m.importance, m.category, m.project, m.created_at"
@@ -250,8 +199,7 @@ def chunk_hits(
     limit: int,
     computer: str,
     kinds: Sequence[str],
-    asked: Asked | None = None,
-) -> Found[FileResult]:
+) -> list[FileResult]:
     """File chunks (of files of `kinds`) matching `query`, best first."""
     where, args = _where(filters, "f.ts", "f.project", "f.agent")
     where += f" AND f.kind IN ({','.join('?' * len(kinds))})"
@@ -266,5 +214,5 @@ def chunk_hits(
     def fetch(expr: str) -> list[Row]:
         return db.execute(sql, [expr, *args, FETCH]).fetchall()
 
-    ranked, corrected = _ranked(db, "file_chunks_fts", query, limit, fetch, lambda r: r[7], asked)
-    return _found([_chunk(row, score, computer) for score, row in ranked], corrected)
+    ranked = _two_passes(query, fetch, lambda r: r[7])[:limit]
+    return [_chunk(row, score, computer) for score, row in ranked]

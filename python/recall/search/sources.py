@@ -26,7 +26,7 @@ from recall.errors import ConfigError
 from recall.record import replace
 from recall.search import bar
 from recall.search.asked import Asked
-from recall.search.fusion import RRF_K, decay_factor
+from recall.search.fusion import decay_factor, reciprocal, rrf_scores
 from recall.search.modes import Outcome, source_nearest
 from recall.search.modes import run as run_sessions
 from recall.search.query import STOPWORDS, Query
@@ -132,7 +132,7 @@ def merge(
     scored: list[tuple[float, int, int, Result]] = []
     for n, results in enumerate(lists):
         for rank, (r, tier) in enumerate(zip(results, held(query, results), strict=True), 1):
-            final = tier + weights[kind(r)] / (RRF_K + rank)
+            final = tier + reciprocal(rank, weights[kind(r)])
             scored.append((final, n, rank, r))
     scored.sort(key=lambda t: (-t[0], t[2], t[1]))
     ranked = [replace(r, score=float(f"{final:.6g}")) for final, _, _, r in scored]
@@ -148,13 +148,12 @@ def _ident(r: Result) -> str:
 
 def _hybrid(keyword: list[Result], semantic: list[Result]) -> list[Result]:
     """Memories or chunks found by words and by meaning, fused by reciprocal rank."""
-    scores: dict[str, float] = {}
+    scores = rrf_scores([[_ident(r) for r in results] for results in (keyword, semantic)])
     first: dict[str, Result] = {}
     judged: dict[str, list[tuple[str, float]]] = {}
     for results in (keyword, semantic):
-        for rank, r in enumerate(results):
+        for r in results:
             k = _ident(r)
-            scores[k] = scores.get(k, 0.0) + 1.0 / (RRF_K + rank + 1)
             first.setdefault(k, r)
             judged.setdefault(k, []).append((r.matched, r.relevance))
     ranked = sorted(first, key=lambda k: -scores[k])[:POOL]
@@ -207,11 +206,8 @@ def run(
     lists: list[list[Result]] = []
     outcome = None
     by_meaning = mode != "keyword"
-    corrections: list[str | None] = []
     if scope in ("all", "memories"):
-        memories = memory_hits(db, query, filters, POOL, computer, asked=asked)
-        corrections.append(memories.corrected)
-        found = judge_words(db, query, list(memories))
+        found = judge_words(db, query, list(memory_hits(db, query, filters, POOL, computer)))
         lists.append(_with_meaning(asked, filters, found, by_meaning, "memory", computer))
     chunk_kinds = {
         "all": MEMORY_KINDS + DAILY_KINDS + FILE_KINDS,
@@ -219,9 +215,9 @@ def run(
         "daily": DAILY_KINDS,
         "files": FILE_KINDS,
     }[scope]
-    chunks = chunk_hits(db, query, filters, POOL, computer, chunk_kinds, asked)
-    corrections.append(chunks.corrected)
-    found = judge_words(db, query, list(chunks))
+    found = judge_words(
+        db, query, list(chunk_hits(db, query, filters, POOL, computer, chunk_kinds))
+    )
     lists.append(_with_meaning(asked, filters, found, by_meaning, ",".join(chunk_kinds), computer))
     if decay > 0:  # the sessions' list comes decayed from `modes.run`
         lists = [
@@ -239,10 +235,8 @@ def run(
         depth = POOL if any(lists) else limit
         outcome = run_sessions(db, asked, filters, depth, mode, fusion, decay, messages)
         lists.insert(0, outcome.output.results)
-        corrections.insert(0, outcome.output.corrected)
     results = merge(lists, query, limit, weights)
-    corrected = next((c for c in corrections if c), None)  # said as the sessions' is
-    output = SearchOutput(query.text, len(results), results, corrected=corrected)
+    output = SearchOutput(query.text, len(results), results)
     ran = outcome.mode if outcome else ("keyword" if not by_meaning else "hybrid")
     return Outcome(output, ran, outcome.note if outcome else None)
 
