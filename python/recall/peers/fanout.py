@@ -35,12 +35,19 @@ def _ask_peer(peer: config.PeerConfig, request: SearchRequest) -> Answer:
     return answer
 
 
-def search_computers(request: SearchRequest, names: list[str], local: LocalSearch) -> Answer:
-    """Every named computer's results, tagged and merged into one ranking, plus failures."""
+Job = tuple[str, float, Callable[[], Answer]]
+"""A source asked like a computer: its name, its deadline in seconds, how to ask it."""
+
+
+def search_computers(
+    request: SearchRequest, names: list[str], local: LocalSearch, extra: list[Job] | None = None
+) -> Answer:
+    """Every named computer's results, tagged and merged into one ranking, plus failures.
+    `extra` are sources asked alongside (the team's index, docs/team.md)."""
     from recall.search.modes import Outcome
 
-    here, chosen = resolve(names)
-    jobs: list[tuple[str, float, Callable[[], Answer]]] = []
+    here, chosen = resolve(names) if names else (False, [])
+    jobs: list[Job] = []
     if here:
         from recall.peers.warm import ask_daemon
 
@@ -49,6 +56,7 @@ def search_computers(request: SearchRequest, names: list[str], local: LocalSearc
         )
     for peer in chosen:
         jobs.append((peer.name, peer.timeout, lambda p=peer: _ask_peer(p, request)))  # type: ignore[misc]
+    jobs.extend(extra or [])
     answers: dict[str, Any] = {}
 
     def run(name: str, job: Callable[[], Answer]) -> None:

@@ -155,7 +155,7 @@ def _semantic(q: _Sql, query: Query, f: TeamFilters, unit: str, vector: VectorBy
         cond = terms.match([*negative], "m.text", "m.tsv", every=False)
         # `match` drops negated terms from the positive side: build the exclusion directly
         args: list[object] = []
-        parts = [terms._condition(t, "m.text", "m.tsv", args) for t in negative]
+        parts = [terms.condition(t, "m.text", "m.tsv", args) for t in negative]
         q.extend(" AND NOT (" + " OR ".join(parts) + ")", args)
         del cond
     q.add(" ORDER BY c.embedding <=> %b LIMIT %s), ", vector, k)
@@ -178,12 +178,13 @@ def search(
     keyword: bool = True,
     messages: bool = False,
     decay: float = 0.0,
-    floor: float = 0.25,
+    floor: float = 1.0,
 ) -> list[Result]:
     """The best `limit` results for `query` that this person may read.
 
     `vector`: the query's embedding by the team's model (None: keyword search);
-    `keyword` False with a vector: semantic search alone.
+    `keyword` False with a vector: semantic search alone; `floor`: the similarity a
+    chunk must reach (`semantic.nearest.FLOOR`, handed in with the vector).
     """
     unit = _KEY + (", position" if messages else "")
     window = max(limit * 10, 100)

@@ -39,7 +39,7 @@ def _tsquery(term: Term, args: list[object]) -> str:
     return f"plainto_tsquery('{CONFIG}', %s)"
 
 
-def _condition(term: Term, col: str, tsv: str, args: list[object]) -> str:
+def condition(term: Term, col: str, tsv: str, args: list[object]) -> str:
     if literal(term):
         args.append(like(term.text))
         return f"{col} ILIKE %s"
@@ -60,11 +60,11 @@ def match(terms: list[Term], col: str, tsv: str, every: bool) -> tuple[str, list
     if not keep:
         return None
     args: list[object] = []
-    joined = (" AND " if every else " OR ").join(_condition(t, col, tsv, args) for t in keep)
+    joined = (" AND " if every else " OR ").join(condition(t, col, tsv, args) for t in keep)
     cond = f"({joined})"
     negative = [t for t in terms if t.negated]
     if negative:
-        cond += " AND NOT (" + " OR ".join(_condition(t, col, tsv, args) for t in negative) + ")"
+        cond += " AND NOT (" + " OR ".join(condition(t, col, tsv, args) for t in negative) + ")"
     return cond, args
 
 
