@@ -15,6 +15,7 @@ only sessions whose digest the team does not already hold.
 from __future__ import annotations
 
 import hashlib
+import re
 import sqlite3
 from collections.abc import Iterator
 
@@ -24,6 +25,7 @@ from recall.privacy.redaction import Redactor, current
 from recall.record import Record, field
 from recall.team.vectors import VectorBytes, from_float32
 
+_WORD = re.compile(r"\w+")
 BATCH = 200
 """Sessions read (and pushed) per round: bounds memory on a large index."""
 
@@ -41,6 +43,8 @@ class Message(Record):
     role: str
     text: str
     ts: float | None
+    words: int = 0
+    """Its length in words, as BM25 counts a document's length."""
 
 
 class Session(Record):
@@ -110,7 +114,8 @@ def read(
             " ORDER BY session, position",
             list(part),
         ):
-            sessions[sid].messages.append(Message(position, role, redactor.redact(text), ts))
+            clean = redactor.redact(text)
+            sessions[sid].messages.append(Message(position, role, clean, ts, _words(clean)))
         if model is not None:
             _add_chunks(db, sessions, marks, model)
         for session in sessions.values():
@@ -126,6 +131,10 @@ def _add_chunks(db: sqlite3.Connection, sessions: dict[int, Session], marks: str
         [*sessions, model],
     ):
         sessions[sid].chunks.append(Chunk(position, piece, start, stop, from_float32(blob)))
+
+
+def _words(text: str) -> int:
+    return sum(1 for _ in _WORD.finditer(text))
 
 
 def _clean(redactor: Redactor, text: str | None) -> str | None:

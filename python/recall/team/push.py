@@ -120,14 +120,14 @@ def _send(
             if s.messages:
                 cur.execute(
                     f"""INSERT INTO {S}.messages (computer, agent, session_id, shared,
-                            position, role, text, ts)
+                            position, role, text, ts, words)
                         SELECT %s, %s, %s, %s, * FROM unnest(
-                            %s::integer[], %s::text[], %s::text[], %s::float8[])""",
+                            %s::integer[], %s::text[], %s::text[], %s::float8[], %s::integer[])""",
                     (
                         *key, s.shared,
                         [m.position for m in s.messages], [m.role for m in s.messages],
                         [m.text.replace("\x00", "") for m in s.messages],
-                        [m.ts for m in s.messages],
+                        [m.ts for m in s.messages], [m.words for m in s.messages],
                     ),
                 )
             if s.chunks:

@@ -65,6 +65,7 @@ CREATE TABLE {SCHEMA}.messages (
     role text NOT NULL,
     text text NOT NULL,
     ts double precision,
+    words integer NOT NULL DEFAULT 0,
     shared boolean NOT NULL DEFAULT false,
     tsv tsvector GENERATED ALWAYS AS (to_tsvector('english', text)) STORED,
     PRIMARY KEY (person, computer, agent, session_id, position),
@@ -73,8 +74,18 @@ CREATE TABLE {SCHEMA}.messages (
 );
 CREATE INDEX messages_tsv ON {SCHEMA}.messages USING gin (tsv);
 CREATE INDEX messages_trgm ON {SCHEMA}.messages USING gin (text gin_trgm_ops);
+CREATE FUNCTION {SCHEMA}.bm25(
+    doc tsvector, lexemes text[], idfs float8[], prefixes boolean[], dl float8, avgdl float8
+) RETURNS float8 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT coalesce(sum(q.idf * cardinality(u.positions) * 2.2
+                        / (cardinality(u.positions) + 1.2 * (0.25 + 0.75 * dl / avgdl))), 0)
+    FROM unnest(doc) u
+    JOIN unnest(lexemes, idfs, prefixes) AS q(lexeme, idf, prefix)
+      ON u.lexeme = q.lexeme OR (q.prefix AND starts_with(u.lexeme, q.lexeme))
+$$;
 """
-"""Sessions and messages, full text (tsvector) and trigrams (identifiers, CJK)."""
+"""Sessions and messages, full text (tsvector) and trigrams (identifiers, CJK), and BM25
+over a tsvector as SQLite's FTS5 computes it (k1 = 1.2, b = 0.75; the idfs handed in)."""
 
 
 def t002_vectors(dims: int) -> str:

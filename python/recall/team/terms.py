@@ -39,6 +39,13 @@ def _tsquery(term: Term, args: list[object]) -> str:
     return f"plainto_tsquery('{CONFIG}', %s)"
 
 
+def excluding(terms: list[Term], col: str, tsv: str) -> tuple[str, list[object]]:
+    """` AND NOT (…)` leaving out what a `-term` of the query matches ('' when none does)."""
+    args: list[object] = []
+    negative = [condition(t, col, tsv, args) for t in terms if t.negated]
+    return (" AND NOT (" + " OR ".join(negative) + ")" if negative else ""), args
+
+
 def condition(term: Term, col: str, tsv: str, args: list[object]) -> str:
     if literal(term):
         args.append(like(term.text))
@@ -46,30 +53,33 @@ def condition(term: Term, col: str, tsv: str, args: list[object]) -> str:
     return f"{tsv} @@ {_tsquery(term, args)}"
 
 
-def match(terms: list[Term], col: str, tsv: str, every: bool) -> tuple[str, list[object]] | None:
+def match(
+    terms: list[Term], col: str, tsv: str, every: bool, common: list[Term] | None = None
+) -> tuple[str, list[object]] | None:
     """A WHERE condition over a text column and its tsvector: every positive term
-    (`every`) or any meaningful one, without the excluded terms; None when no term is left
-    (or, for the fallback, when it would repeat the strict match)."""
+    (`every`) or any meaningful one but the `common` ones, without the excluded terms;
+    None when no term is left (or, for the fallback, when it would repeat the strict one)."""
     positive = [t for t in terms if not t.negated]
     if every:
         keep = positive
     else:
-        keep = [t for t in positive if t.phrase or t.text.lower() not in STOPWORDS]
+        keep = [
+            t
+            for t in positive
+            if (t.phrase or t.text.lower() not in STOPWORDS) and t not in (common or [])
+        ]
         if len(positive) <= 1:
             return None
     if not keep:
         return None
     args: list[object] = []
     joined = (" AND " if every else " OR ").join(condition(t, col, tsv, args) for t in keep)
-    cond = f"({joined})"
-    negative = [t for t in terms if t.negated]
-    if negative:
-        cond += " AND NOT (" + " OR ".join(condition(t, col, tsv, args) for t in negative) + ")"
-    return cond, args
+    without, more = excluding(terms, col, tsv)
+    return f"({joined}){without}", args + more
 
 
 def rank_query(terms: list[Term]) -> tuple[str, list[object]]:
-    """A tsquery of the positive words, OR-ed: what ts_rank scores and ts_headline marks."""
+    """A tsquery of the positive words, OR-ed: what ts_headline marks in a snippet."""
     args: list[object] = []
     words = [t for t in terms if not t.negated and not literal(t)]
     if not words:
