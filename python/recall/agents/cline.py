@@ -207,6 +207,8 @@ class TaskAdapter:
     """One extension's task folders (and, for Cline, the SDK's session store)."""
 
     incremental = False
+    resume: tuple[str, ...] = ()
+    """No command of this agent reopens a session by id (`recall resume` says so)."""
 
     def __init__(self, name: str, extension: str, sdk: bool) -> None:
         self.name = name

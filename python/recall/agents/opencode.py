@@ -295,6 +295,8 @@ class OpenCodeAdapter:
     """OpenCode's sessions, from its database and its older JSON tree (`SessionStore`)."""
 
     name = AGENT
+    resume: tuple[str, ...] = ()
+    """No command of this agent reopens a session by id (`recall resume` says so)."""
     incremental = False
 
     def default_roots(self) -> list[Path]:

@@ -46,9 +46,14 @@ def plan_for(session_id: str, agent: str, project: str | None, parent: str | Non
     from recall.agents import ADAPTERS
 
     adapter = ADAPTERS.get(agent)
-    if adapter is None or not adapter.resume:
+    if adapter is None:
         raise UsageError(
             f"session {session_id} was imported ({agent}): no agent can reopen it; "
+            f"read it with `recall show {session_id}`"
+        )
+    if not adapter.resume:
+        raise UsageError(
+            f"{agent} has no command that reopens a session by id; "
             f"read it with `recall show {session_id}`"
         )
     target = parent or session_id.partition(":")[0]
