@@ -75,8 +75,20 @@ class Cluster:
             nobody = pwd.getpwnam("nobody")
             os.chown(pwfile, nobody.pw_uid, nobody.pw_gid)
         self._run(
-            str(self.bin / "initdb"), "-D", str(self.data), "-U", ADMIN, "--pwfile", str(pwfile),
-            "-A", "scram-sha-256", "-E", "UTF8", "--locale", "C.UTF-8", "--no-sync",
+            str(self.bin / "initdb"),
+            "-D",
+            str(self.data),
+            "-U",
+            ADMIN,
+            "--pwfile",
+            str(pwfile),
+            "-A",
+            "scram-sha-256",
+            "-E",
+            "UTF8",
+            "--locale",
+            "C.UTF-8",
+            "--no-sync",
         )
         for _ in range(5):
             self.port = _free_port()
@@ -86,8 +98,18 @@ class Cluster:
                 " -c shared_buffers=64MB -c max_connections=40"
             )
             done = self._run(
-                str(self.bin / "pg_ctl"), "-D", str(self.data), "-l", str(self.root / "log"),
-                "-o", opts, "-w", "-t", "60", "start", check=False,
+                str(self.bin / "pg_ctl"),
+                "-D",
+                str(self.data),
+                "-l",
+                str(self.root / "log"),
+                "-o",
+                opts,
+                "-w",
+                "-t",
+                "60",
+                "start",
+                check=False,
             )
             if done.returncode == 0:
                 break
@@ -117,7 +139,9 @@ class Cluster:
             conn.execute(f"CREATE ROLE {name} LOGIN PASSWORD '{password}' IN ROLE recall_member")  # type: ignore[arg-type]
 
     def stop(self) -> None:
-        self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "stop", check=False)
+        self._run(
+            str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "stop", check=False
+        )
         shutil.rmtree(self.root, ignore_errors=True)
 
     def wait_gone(self) -> None:

@@ -46,7 +46,9 @@ def cluster() -> Iterator[object]:
 class Team:
     """One fresh database of the cluster, and how each person's computer reaches it."""
 
-    def __init__(self, cluster: object, db: str, root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def __init__(
+        self, cluster: object, db: str, root: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
         self.cluster = cluster
         self.db = db
         self.root = root
@@ -93,7 +95,13 @@ def write_import(path: Path, sessions: dict[str, tuple[str, list[tuple[str, str]
     for n, (sid, (project, turns)) in enumerate(sessions.items()):
         for i, (role, text) in enumerate(turns):
             stamp = f"2026-03-{n + 1:02d}T10:00:{i:02d}+00:00"
-            rec = {"session": sid, "role": role, "text": text, "timestamp": stamp, "project": project}
+            rec = {
+                "session": sid,
+                "role": role,
+                "text": text,
+                "timestamp": stamp,
+                "project": project,
+            }
             lines.append(json.dumps(rec))
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path

@@ -33,7 +33,7 @@ from clihelp import call
 from paths import REPO
 
 sys.path.insert(0, str(REPO / "bench"))
-import eval_locomo as loc  # noqa: E402
+import eval_locomo as loc
 
 pytestmark = pytest.mark.team
 
@@ -68,8 +68,17 @@ def _compare(conv: Any, mode: str, sessions: int) -> tuple[float, float, float, 
     for question, evidence in asked:
         text = question["question"]
         request = SearchRequest(
-            q=text, agents=[], project=None, since=None, until=None, limit=5,
-            mode=mode, fusion=None, decay=None, messages=False, scope="sessions",
+            q=text,
+            agents=[],
+            project=None,
+            since=None,
+            until=None,
+            limit=5,
+            mode=mode,
+            fusion=None,
+            decay=None,
+            messages=False,
+            scope="sessions",
         )
         mine = [r.session_id for r in local_search(request)[0].output.results]
         outcome = ask(text, Filters(), 5, mode)[0]

@@ -16,7 +16,9 @@ from recall.config import forget_loaded
 
 pytestmark = pytest.mark.team
 
-ONE = {"s-1": ("/work/app", [("user", "tomato irrigation schedule"), ("assistant", "water at dawn")])}
+ONE = {
+    "s-1": ("/work/app", [("user", "tomato irrigation schedule"), ("assistant", "water at dawn")])
+}
 
 
 def _config(home: Path, text: str, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -57,7 +59,9 @@ def test_an_unreachable_team_costs_one_line_and_local_results_still_print(
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     home = tmp_path / "h"
-    _config(home, f'[team]\ndsn = "host=127.0.0.1 port={port} user=alice"\ntimeout = 2\n', monkeypatch)
+    _config(
+        home, f'[team]\ndsn = "host=127.0.0.1 port={port} user=alice"\ntimeout = 2\n', monkeypatch
+    )
     monkeypatch.setenv("RECALL_EMBEDDING", "none")
     path = write_import(tmp_path / "i.jsonl", ONE)
     assert call(capsys, "ingest", "--format", "jsonl", str(path))[0] == 0
@@ -76,8 +80,10 @@ def test_password_from_a_private_file_and_a_schema_made_by_init(
     secret.chmod(0o600)
     monkeypatch.delenv("TEAM_PASSWORD")
     home = team.home("alice", "laptop", projects=["/work/*"])
-    text = (home / "config.toml").read_text().replace(
-        'password_env = "TEAM_PASSWORD"', f'password_file = "{secret}"'
+    text = (
+        (home / "config.toml")
+        .read_text()
+        .replace('password_env = "TEAM_PASSWORD"', f'password_file = "{secret}"')
     )
     (home / "config.toml").write_text(text)
     code, out, err = call(capsys, "team", "status", "--json")

@@ -17,13 +17,28 @@ from recall.config import forget_loaded
 pytestmark = pytest.mark.team
 
 ALICE = {
-    "a-shared": ("/work/app", [("user", "the invoice renderer drops kerning"), ("assistant", "use harfbuzz shaping")]),
-    "a-private": ("/work/alice-lab", [("user", "invoice experiment with my salary numbers"), ("assistant", "noted")]),
-    "a-home": ("/home/alice/diary", [("user", "invoice from the dentist"), ("assistant", "pay it")]),
+    "a-shared": (
+        "/work/app",
+        [("user", "the invoice renderer drops kerning"), ("assistant", "use harfbuzz shaping")],
+    ),
+    "a-private": (
+        "/work/alice-lab",
+        [("user", "invoice experiment with my salary numbers"), ("assistant", "noted")],
+    ),
+    "a-home": (
+        "/home/alice/diary",
+        [("user", "invoice from the dentist"), ("assistant", "pay it")],
+    ),
 }
 BOB = {
-    "b-shared": ("/src/app", [("user", "invoice totals round wrongly"), ("assistant", "use decimal not float")]),
-    "b-private": ("/src/bob-side", [("user", "invoice for my side business"), ("assistant", "keep it apart")]),
+    "b-shared": (
+        "/src/app",
+        [("user", "invoice totals round wrongly"), ("assistant", "use decimal not float")],
+    ),
+    "b-private": (
+        "/src/bob-side",
+        [("user", "invoice for my side business"), ("assistant", "keep it apart")],
+    ),
 }
 
 
@@ -71,7 +86,9 @@ def test_each_finds_the_others_shared_sessions_and_never_the_unshared(
     code, out, _ = call(capsys, "search", "invoice", "--team", "--json")
     found = [(r["session_id"], r["computer"]) for r in json.loads(out)["results"]]
     assert sorted(found) == [
-        ("a-home", "laptop"), ("a-private", "laptop"), ("a-shared", "laptop"),
+        ("a-home", "laptop"),
+        ("a-private", "laptop"),
+        ("a-shared", "laptop"),
         ("b-shared", "team:bob@desk"),
     ]
     code, out, _ = call(capsys, "show", "b-sh", "--team")
@@ -92,7 +109,10 @@ def test_row_level_security_as_each_role(pushed: Team) -> None:
         ).fetchone()
         assert not any("side business" in t for t in texts)
         assert alice.execute("DELETE FROM recall.sessions WHERE person = 'bob'").rowcount == 0
-        assert alice.execute("UPDATE recall.messages SET text = 'x' WHERE person = 'bob'").rowcount == 0
+        assert (
+            alice.execute("UPDATE recall.messages SET text = 'x' WHERE person = 'bob'").rowcount
+            == 0
+        )
         with pytest.raises(psycopg.errors.InsufficientPrivilege):
             alice.execute(
                 "INSERT INTO recall.sessions (person, computer, agent, session_id,"

@@ -12,7 +12,9 @@ def add_parser(subs: Any) -> None:
     acts = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     i = acts.add_parser("init", help="create or migrate the team's schema (as its owner)")
     i.add_argument("--model", metavar="ID", help="the model of the team's vectors (default: ours)")
-    i.add_argument("--dims", type=int, metavar="N", help="its dimension (default: from its manifest)")
+    i.add_argument(
+        "--dims", type=int, metavar="N", help="its dimension (default: from its manifest)"
+    )
     s = acts.add_parser("status", help="the server, who you are there, what it holds")
     s.add_argument("--json", action="store_true")
     u = acts.add_parser("push", help="send this computer's allowed sessions now")
@@ -40,14 +42,19 @@ def run(args: argparse.Namespace) -> int:
             print_json(st)
             return 0
         if not st.migrations:
-            print(f"team index: PostgreSQL {st.server}, as {st.person}: no schema yet "
-                  "(`recall team init`)")
+            print(
+                f"team index: PostgreSQL {st.server}, as {st.person}: no schema yet "
+                "(`recall team init`)"
+            )
             return 1
-        print(f"team index: PostgreSQL {st.server}, as {st.person}"
-              f"{', TLS' if st.tls else ', no TLS'}")
+        print(
+            f"team index: PostgreSQL {st.server}, as {st.person}{', TLS' if st.tls else ', no TLS'}"
+        )
         print(f"  schema: {st.migrations[-1]}; vectors of {st.model} ({st.dims} dimensions)")
-        print(f"  readable: {st.sessions} sessions of {st.people} people, {st.messages} "
-              f"messages, {st.chunks} vectors")
+        print(
+            f"  readable: {st.sessions} sessions of {st.people} people, {st.messages} "
+            f"messages, {st.chunks} vectors"
+        )
         print(f"  from this computer: {st.mine} sessions; last push {st.last_push or 'never'}")
         return 0
     report = jobs.push()

@@ -88,8 +88,12 @@ def ask(
         schema.require(conn)
         try:
             settings = schema.settings(conn)
-            has_vectors = conn.execute(f"SELECT EXISTS (SELECT 1 FROM {schema.SCHEMA}.chunks)").fetchone()
-            (indexed,) = conn.execute(f"SELECT EXISTS (SELECT 1 FROM {schema.SCHEMA}.sessions)").fetchone() or (False,)
+            has_vectors = conn.execute(
+                f"SELECT EXISTS (SELECT 1 FROM {schema.SCHEMA}.chunks)"
+            ).fetchone()
+            (indexed,) = conn.execute(
+                f"SELECT EXISTS (SELECT 1 FROM {schema.SCHEMA}.sessions)"
+            ).fetchone() or (False,)
             conn.rollback()
         except psycopg.Error as exc:
             raise connect.failure(exc) from None

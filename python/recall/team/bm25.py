@@ -80,7 +80,9 @@ def weights(conn: psycopg.Connection[Any], terms: list[Term]) -> Weights:
     common = [
         positive[i]
         for i, lexes in by_term.items()
-        if len(positive) >= 2 and lexes and all(counts[(x, positive[i].prefix)] >= cap for x in lexes)
+        if len(positive) >= 2
+        and lexes
+        and all(counts[(x, positive[i].prefix)] >= cap for x in lexes)
     ]
     return Weights(
         lexemes=[lex for lex, _ in pairs],
@@ -97,7 +99,10 @@ def _size(conn: psycopg.Connection[Any]) -> tuple[int, float]:
         "SELECT reltuples FROM pg_class WHERE oid = %s::regclass", (f"{S}.messages",)
     ).fetchone() or (0,)
     if estimate < SAMPLE_FROM:
-        n, mean = conn.execute(f"SELECT count(*), avg(words) FROM {S}.messages").fetchone() or (0, 0)
+        n, mean = conn.execute(f"SELECT count(*), avg(words) FROM {S}.messages").fetchone() or (
+            0,
+            0,
+        )
         return int(n), float(mean or 1.0) or 1.0
     (mean,) = conn.execute(
         f"SELECT avg(words) FROM {S}.messages TABLESAMPLE SYSTEM (1)"

@@ -123,7 +123,9 @@ def read(
             yield session
 
 
-def _add_chunks(db: sqlite3.Connection, sessions: dict[int, Session], marks: str, model: str) -> None:
+def _add_chunks(
+    db: sqlite3.Connection, sessions: dict[int, Session], marks: str, model: str
+) -> None:
     for sid, position, piece, start, stop, blob in db.execute(
         "SELECT m.session, m.position, c.piece, c.start, c.end, c.vector"
         " FROM chunks c JOIN messages m ON m.id = c.message"

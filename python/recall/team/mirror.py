@@ -31,14 +31,19 @@ def where(name: str) -> tuple[str | None, str | None]:
     return None, rest or None
 
 
-def _find(conn: Any, ref: str, agent: str | None, person: str | None, computer: str | None) -> tuple[Any, ...]:
+def _find(
+    conn: Any, ref: str, agent: str | None, person: str | None, computer: str | None
+) -> tuple[Any, ...]:
     narrow = ""
     args: list[Any] = []
     for col, value in (("agent", agent), ("person", person), ("computer", computer)):
         if value is not None:
             narrow += f" AND {col} = %s"
             args.append(value)
-    cols = "person, computer, agent, session_id, project, title, started_at, ended_at, parent_session_id"
+    cols = (
+        "person, computer, agent, session_id, project, title, started_at, ended_at,"
+        " parent_session_id"
+    )
     rows = conn.execute(
         f"SELECT {cols} FROM {S}.sessions WHERE session_id = %s{narrow} LIMIT 20", [ref, *args]
     ).fetchall()

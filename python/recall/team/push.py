@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 from recall.config import TeamConfig
 from recall.record import Record
 from recall.team import local, schema
-from recall.team.vectors import VectorBytes, register
-from recall.team.connect import TeamError, failure
+from recall.team.connect import failure
+from recall.team.vectors import register
 
 if TYPE_CHECKING:
     import psycopg
@@ -107,8 +107,17 @@ def _send(
                         message_count = excluded.message_count, shared = excluded.shared,
                         digest = excluded.digest, pushed_at = now()""",
                 (
-                    computer, s.agent, s.session_id, s.project, s.title, s.parent_session_id,
-                    s.started_at, s.ended_at, len(s.messages), s.shared, s.digest,
+                    computer,
+                    s.agent,
+                    s.session_id,
+                    s.project,
+                    s.title,
+                    s.parent_session_id,
+                    s.started_at,
+                    s.ended_at,
+                    len(s.messages),
+                    s.shared,
+                    s.digest,
                 ),
             )
             key = (computer, s.agent, s.session_id)
@@ -124,10 +133,13 @@ def _send(
                         SELECT %s, %s, %s, %s, * FROM unnest(
                             %s::integer[], %s::text[], %s::text[], %s::float8[], %s::integer[])""",
                     (
-                        *key, s.shared,
-                        [m.position for m in s.messages], [m.role for m in s.messages],
+                        *key,
+                        s.shared,
+                        [m.position for m in s.messages],
+                        [m.role for m in s.messages],
                         [m.text.replace("\x00", "") for m in s.messages],
-                        [m.ts for m in s.messages], [m.words for m in s.messages],
+                        [m.ts for m in s.messages],
+                        [m.words for m in s.messages],
                     ),
                 )
             if s.chunks:
@@ -137,9 +149,12 @@ def _send(
                         SELECT %s, %s, %s, %s, * FROM unnest(
                             %s::integer[], %s::integer[], %s::integer[], %s::integer[], %b)""",
                     (
-                        *key, s.shared,
-                        [c.position for c in s.chunks], [c.piece for c in s.chunks],
-                        [c.start for c in s.chunks], [c.stop for c in s.chunks],
+                        *key,
+                        s.shared,
+                        [c.position for c in s.chunks],
+                        [c.piece for c in s.chunks],
+                        [c.start for c in s.chunks],
+                        [c.stop for c in s.chunks],
                         [c.vector for c in s.chunks],
                     ),
                 )
@@ -160,9 +175,7 @@ def _delete(conn: psycopg.Connection[Any], computer: str, keys: list[local.Key])
         return cur.rowcount
 
 
-def forget(
-    conn: psycopg.Connection[Any], computer: str, keys: list[local.Key]
-) -> int:
+def forget(conn: psycopg.Connection[Any], computer: str, keys: list[local.Key]) -> int:
     """Delete these sessions from the team now (`recall forget`, when a team is set)."""
     import psycopg
 

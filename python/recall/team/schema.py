@@ -123,8 +123,7 @@ GRANT SELECT, INSERT, UPDATE, DELETE ON {t} TO {MEMBER};
 """
 
 
-T003 = (
-    f"""
+T003 = f"""
 DO $$ BEGIN
     IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{MEMBER}') THEN
         CREATE ROLE {MEMBER} NOLOGIN;
@@ -132,9 +131,7 @@ DO $$ BEGIN
 END $$;
 GRANT USAGE ON SCHEMA {SCHEMA} TO {MEMBER};
 GRANT SELECT ON {SCHEMA}.settings, {SCHEMA}.migrations TO {MEMBER};
-"""
-    + "".join(_policies(t) for t in _TABLES)
-)
+""" + "".join(_policies(t) for t in _TABLES)
 """Who may read and write what: a member reads their own rows and shared ones, writes
 only their own (the person column is their role)."""
 
@@ -188,7 +185,7 @@ def init(conn: psycopg.Connection[Any], plan: Plan) -> list[str]:
             for name, sql in MIGRATIONS:
                 if name in have:
                     continue
-                conn.execute(sql(plan))  # type: ignore[arg-type]
+                conn.execute(sql(plan))
                 conn.execute(f"INSERT INTO {SCHEMA}.migrations(name) VALUES (%s)", (name,))
                 if name == "t001_initial":
                     conn.execute(

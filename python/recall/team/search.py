@@ -155,7 +155,9 @@ def _keyword(q: _Sql, query: Query, f: TeamFilters, p: _Plan, w: bm25.Weights) -
     )
 
 
-def _semantic(q: _Sql, query: Query, f: TeamFilters, p: _Plan, vector: VectorBytes, floor: float) -> None:
+def _semantic(
+    q: _Sql, query: Query, f: TeamFilters, p: _Plan, vector: VectorBytes, floor: float
+) -> None:
     """The CTE `vec`: the nearest chunks (HNSW), best chunk per unit, above the floor."""
     q.add(
         "near AS MATERIALIZED (SELECT c.person, c.computer, c.agent, c.session_id, c.position,"
@@ -249,7 +251,7 @@ def search(
                 lists.append("vec")
             _fused(q, p, lists, decay)
             _final(q, query, p, decay)
-            rows = conn.execute(q.text(), q.args).fetchall()  # type: ignore[arg-type]
+            rows = conn.execute(q.text(), q.args).fetchall()
     except psycopg.Error as exc:
         raise failure(exc) from None
     results = [_result(row) for row in rows]

@@ -43,12 +43,15 @@ def register(conn: psycopg.Connection[Any]) -> None:
 
     info = TypeInfo.fetch(conn, "vector")
     if info is None:
-        raise TeamError("team index: the database has no vector type (pgvector): `recall team init`")
+        raise TeamError(
+            "team index: the database has no vector type (pgvector): `recall team init`"
+        )
     info.register(conn)
+    vector_oid = info.oid
 
     class _Dumper(Dumper):
         format = Format.BINARY
-        oid = info.oid
+        oid = vector_oid
 
         def dump(self, obj: Any) -> bytes:
             return struct.pack(">HH", len(obj) // 4, 0) + bytes(obj)
