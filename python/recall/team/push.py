@@ -94,73 +94,83 @@ def push(
 def _send(
     conn: psycopg.Connection[Any], computer: str, batch: list[local.Session], report: PushReport
 ) -> None:
+    """Upsert a batch of sessions in one transaction of four statements: their rows, then
+    their old messages (and vectors, by cascade) out, then all their messages and vectors in
+    (arrays unnested server-side: one round trip each, whatever the batch holds)."""
+    msgs = [(s, m) for s in batch for m in s.messages]
+    chunks = [(s, c) for s in batch for c in s.chunks]
     with conn.transaction(), conn.cursor() as cur:
-        for s in batch:
+        cur.execute(
+            f"""INSERT INTO {S}.sessions AS t (computer, agent, session_id, project, title,
+                    parent_session_id, started_at, ended_at, message_count, shared, digest)
+                SELECT %s, * FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[],
+                    %s::text[], %s::float8[], %s::float8[], %s::integer[], %s::boolean[],
+                    %s::text[])
+                ON CONFLICT (person, computer, agent, session_id) DO UPDATE SET
+                    project = excluded.project, title = excluded.title,
+                    parent_session_id = excluded.parent_session_id,
+                    started_at = excluded.started_at, ended_at = excluded.ended_at,
+                    message_count = excluded.message_count, shared = excluded.shared,
+                    digest = excluded.digest, pushed_at = now()""",
+            (
+                computer,
+                [s.agent for s in batch],
+                [s.session_id for s in batch],
+                [s.project for s in batch],
+                [s.title for s in batch],
+                [s.parent_session_id for s in batch],
+                [s.started_at for s in batch],
+                [s.ended_at for s in batch],
+                [len(s.messages) for s in batch],
+                [s.shared for s in batch],
+                [s.digest for s in batch],
+            ),
+        )
+        cur.execute(
+            f"""DELETE FROM {S}.messages t USING unnest(%s::text[], %s::text[]) AS k(agent, sid)
+                WHERE t.person = current_user AND t.computer = %s
+                  AND t.agent = k.agent AND t.session_id = k.sid""",
+            ([s.agent for s in batch], [s.session_id for s in batch], computer),
+        )
+        if msgs:
             cur.execute(
-                f"""INSERT INTO {S}.sessions AS t (computer, agent, session_id, project, title,
-                        parent_session_id, started_at, ended_at, message_count, shared, digest)
-                    VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
-                    ON CONFLICT (person, computer, agent, session_id) DO UPDATE SET
-                        project = excluded.project, title = excluded.title,
-                        parent_session_id = excluded.parent_session_id,
-                        started_at = excluded.started_at, ended_at = excluded.ended_at,
-                        message_count = excluded.message_count, shared = excluded.shared,
-                        digest = excluded.digest, pushed_at = now()""",
+                f"""INSERT INTO {S}.messages (computer, agent, session_id, shared,
+                        position, role, text, ts, words)
+                    SELECT %s, * FROM unnest(%s::text[], %s::text[], %s::boolean[],
+                        %s::integer[], %s::text[], %s::text[], %s::float8[], %s::integer[])""",
                 (
                     computer,
-                    s.agent,
-                    s.session_id,
-                    s.project,
-                    s.title,
-                    s.parent_session_id,
-                    s.started_at,
-                    s.ended_at,
-                    len(s.messages),
-                    s.shared,
-                    s.digest,
+                    [s.agent for s, _ in msgs],
+                    [s.session_id for s, _ in msgs],
+                    [s.shared for s, _ in msgs],
+                    [m.position for _, m in msgs],
+                    [m.role for _, m in msgs],
+                    [m.text.replace("\x00", "") for _, m in msgs],
+                    [m.ts for _, m in msgs],
+                    [m.words for _, m in msgs],
                 ),
             )
-            key = (computer, s.agent, s.session_id)
+        if chunks:
             cur.execute(
-                f"DELETE FROM {S}.messages WHERE person = current_user AND computer = %s"
-                " AND agent = %s AND session_id = %s",
-                key,
+                f"""INSERT INTO {S}.chunks (computer, agent, session_id, shared,
+                        position, piece, start, stop, embedding)
+                    SELECT %s, * FROM unnest(%s::text[], %s::text[], %s::boolean[],
+                        %s::integer[], %s::integer[], %s::integer[], %s::integer[], %b)""",
+                (
+                    computer,
+                    [s.agent for s, _ in chunks],
+                    [s.session_id for s, _ in chunks],
+                    [s.shared for s, _ in chunks],
+                    [c.position for _, c in chunks],
+                    [c.piece for _, c in chunks],
+                    [c.start for _, c in chunks],
+                    [c.stop for _, c in chunks],
+                    [c.vector for _, c in chunks],
+                ),
             )
-            if s.messages:
-                cur.execute(
-                    f"""INSERT INTO {S}.messages (computer, agent, session_id, shared,
-                            position, role, text, ts, words)
-                        SELECT %s, %s, %s, %s, * FROM unnest(
-                            %s::integer[], %s::text[], %s::text[], %s::float8[], %s::integer[])""",
-                    (
-                        *key,
-                        s.shared,
-                        [m.position for m in s.messages],
-                        [m.role for m in s.messages],
-                        [m.text.replace("\x00", "") for m in s.messages],
-                        [m.ts for m in s.messages],
-                        [m.words for m in s.messages],
-                    ),
-                )
-            if s.chunks:
-                cur.execute(
-                    f"""INSERT INTO {S}.chunks (computer, agent, session_id, shared,
-                            position, piece, start, stop, embedding)
-                        SELECT %s, %s, %s, %s, * FROM unnest(
-                            %s::integer[], %s::integer[], %s::integer[], %s::integer[], %b)""",
-                    (
-                        *key,
-                        s.shared,
-                        [c.position for c in s.chunks],
-                        [c.piece for c in s.chunks],
-                        [c.start for c in s.chunks],
-                        [c.stop for c in s.chunks],
-                        [c.vector for c in s.chunks],
-                    ),
-                )
-            report.sessions += 1
-            report.messages += len(s.messages)
-            report.chunks += len(s.chunks)
+    report.sessions += len(batch)
+    report.messages += len(msgs)
+    report.chunks += len(chunks)
 
 
 def _delete(conn: psycopg.Connection[Any], computer: str, keys: list[local.Key]) -> int:
