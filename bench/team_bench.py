@@ -28,7 +28,6 @@ import argparse
 import json
 import os
 import random
-import statistics
 import sys
 import tempfile
 import time
@@ -40,7 +39,6 @@ sys.path[:0] = [str(ROOT / "python"), str(ROOT / "tests" / "support"), str(ROOT 
 
 import corpus  # noqa: E402
 import pgcluster  # noqa: E402
-
 from recall.search.query import parse  # noqa: E402
 from recall.team import local, schema  # noqa: E402
 from recall.team.push import PushReport, _send  # noqa: E402
@@ -99,7 +97,7 @@ def sessions_of(
 
 def _pct(values: list[float], p: float) -> float:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(p * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(p * (len(ordered) - 1)))]
 
 
 def _queries(n: int) -> list[str]:

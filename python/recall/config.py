@@ -131,6 +131,9 @@ class TeamConfig(Record):
     dsn: str | None = None
     """libpq connection string or URI, without a password (`sslmode=verify-full` over a
     network). Unset: no team index, and nothing ever leaves this computer."""
+    read_dsn: str | None = None
+    """Where searches and `show --team` go instead, e.g. a read replica (the same role and
+    password); pushes always go to `dsn`."""
     password_env: str | None = None
     """Name of the environment variable holding the database password (never the password)."""
     password_file: str | None = None

@@ -84,7 +84,7 @@ def ask(
     tf = TeamFilters(
         base=filters, persons=persons or [], computers=computers or [], skip_own_computer=skip_own
     )
-    with connect.connect() as conn:
+    with connect.connect(read=True) as conn:
         schema.require(conn)
         try:
             settings = schema.settings(conn)

@@ -84,17 +84,19 @@ def checked_dsn(dsn: str) -> dict[str, str]:
         raise ConfigError(f"[team] dsn cannot be read: {_one_line(exc)}") from None
     if parts.get("password"):
         raise ConfigError(
-            "[team] dsn holds a password: remove it and set password_env or password_file"
+            "[team] a dsn holds a password: remove it and set password_env or password_file"
         )
     return {k: str(v) for k, v in parts.items() if v is not None}
 
 
-def connect(team: TeamConfig | None = None) -> psycopg.Connection[Any]:
-    """A connection to the team's database as this person's own role; TeamError says why not."""
+def connect(team: TeamConfig | None = None, read: bool = False) -> psycopg.Connection[Any]:
+    """A connection to the team's database as this person's own role (`read`: to
+    `read_dsn` when one is set, for searches); TeamError says why not."""
     team = team or settings()
     psycopg = driver()
-    assert team.dsn is not None
-    parts = checked_dsn(team.dsn)
+    dsn = (team.read_dsn if read else None) or team.dsn
+    assert dsn is not None
+    parts = checked_dsn(dsn)
     secret = password(team)
     if secret is not None:
         parts["password"] = secret

@@ -72,7 +72,7 @@ def load(ref: str, agent: str | None = None, name: str = "team") -> Mirror:
     if not ref:
         raise UsageError("empty session id")
     person, computer = where(name)
-    with connect.connect() as conn:
+    with connect.connect(read=True) as conn:
         schema.require(conn)
         try:
             row = _find(conn, ref, agent, person, computer)
