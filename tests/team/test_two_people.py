@@ -97,6 +97,21 @@ def test_each_finds_the_others_shared_sessions_and_never_the_unshared(
     assert code == 1 and "no session of the team's matches" in err
 
 
+def test_the_agents_tools_include_the_team_when_asked(pushed: Team) -> None:
+    from recall.mcp.history import search_history, show_session
+
+    pushed.home("alice", "laptop", projects=["/work/*"], share=["/work/app"])
+    found = search_history({"query": "invoice", "team": True})
+    where = {(r["session_id"], r["computer"]) for r in found["results"]}
+    assert ("b-shared", "team:bob@desk") in where and ("a-shared", "laptop") in where
+    assert not any(sid == "b-private" for sid, _ in where) and "note" not in found
+    alone = search_history({"query": "invoice"})
+    assert {r["computer"] for r in alone["results"]} == {"laptop"}
+    page = show_session({"session": "b-shared", "computer": "team:bob@desk"})
+    assert page["computer"] == "team:bob@desk"
+    assert [m["text"] for m in page["messages"]][1] == "use decimal not float"
+
+
 def test_row_level_security_as_each_role(pushed: Team) -> None:
     with pushed.connect() as admin:  # the owner sees what left each computer: nothing more
         everything = {r[0] for r in admin.execute("SELECT session_id FROM recall.sessions")}

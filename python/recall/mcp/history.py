@@ -52,6 +52,11 @@ SEARCH = {
             "type": "string",
             "description": "Only sessions whose project path contains this text",
         },
+        "team": {
+            "type": "boolean",
+            "description": "Also search the team's shared index, when the user set one up; "
+            "its results' computer is team:PERSON@COMPUTER (pass it to show_session)",
+        },
     },
     "required": ["query"],
 }
@@ -69,6 +74,11 @@ SHOW = {
             "pass next_start.",
         },
         "agent": {"type": "string", "description": "The agent, when two agents' ids collide"},
+        "computer": {
+            "type": "string",
+            "description": "A search result's computer when it starts with team: (the team's "
+            "index); otherwise leave it out",
+        },
     },
     "required": ["session"],
 }
@@ -119,14 +129,49 @@ def search_history(args: dict[str, Any]) -> dict[str, Any]:
         since=since,
         until=None if until is None else (_next_day(until)),
     )
-    outcome, indexed = search(query, filters, limit, messages=True, scope=SCOPES[scope])
+    note = None
+    if args.get("team") is True:
+        outcome, indexed, note = _with_team(query, filters, limit, SCOPES[scope])
+    else:
+        outcome, indexed = search(query, filters, limit, messages=True, scope=SCOPES[scope])
     out = outcome.output
     for r in out.results:
         r.snippet = plain(r.snippet)
     found: dict[str, Any] = to_builtins(out)
     if not out.results and not indexed:
         found["note"] = "Nothing is indexed yet: the user should run `recall sync`."
+    if note:
+        found["note"] = note
     return found
+
+
+def _with_team(query: str, filters: Any, limit: int, scope: str) -> tuple[Any, bool, str | None]:
+    """This computer's results and the team's, merged as `recall search --team` merges them
+    (docs/team.md); without a team configured, this computer's alone and a note saying so."""
+    from recall.cli.search import local_search, search, team_job
+    from recall.team.connect import configured
+
+    if not configured():
+        outcome, indexed = search(query, filters, limit, messages=True, scope=scope)
+        return outcome, indexed, "No team index is configured: these results are this computer's."
+    from recall.peers.fanout import search_computers
+    from recall.peers.protocol import SearchRequest
+
+    request = SearchRequest(
+        q=query,
+        agents=filters.agents,
+        project=filters.project,
+        since=filters.since,
+        until=filters.until,
+        limit=limit,
+        messages=True,
+        scope=scope,
+    )
+    outcome, indexed = search_computers(
+        request, ["local"], local_search, [team_job(request, ["team"], [])]
+    )
+    errors = "; ".join(f"{e['computer']}: {e['error']}" for e in outcome.output.errors)
+    return outcome, indexed, f"Not every index answered: {errors}" if errors else None
 
 
 def show_session(args: dict[str, Any]) -> dict[str, Any]:
@@ -145,10 +190,16 @@ def show_session(args: dict[str, Any]) -> dict[str, Any]:
         start = int(start)
     if not isinstance(start, int) or isinstance(start, bool) or start < 0:
         raise ToolError(f"Parameter 'start' must be a message index, 0 or more: {start!r}")
-    with open_reader() as store:
-        mirror = load_mirror(
-            store.conn, resolve_session(store.conn, ref, _text(args.get("agent")) or None)
-        )
+    computer = _text(args.get("computer"))
+    if computer.split(":")[0] == "team":  # the team's index (docs/team.md)
+        from recall.team.mirror import load
+
+        mirror = load(ref, _text(args.get("agent")) or None, computer)
+    else:
+        with open_reader() as store:
+            mirror = load_mirror(
+                store.conn, resolve_session(store.conn, ref, _text(args.get("agent")) or None)
+            )
     total = len(mirror.messages)
     page: dict[str, Any] = {
         "session_id": mirror.session_id,
