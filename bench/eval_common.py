@@ -68,6 +68,7 @@ class Variant:
             "kw_depth": (modes, "KEYWORD_DEPTH", int),
             "sem_depth": (modes, "SEMANTIC_DEPTH", int),
             "sem_w": (fusion, "RRF_WEIGHTS", lambda w: (1.0, float(w))),
+            "prose_kw": (fusion, "PROSE_WEIGHTS", lambda w: (float(w), 1.0)),
         }
         saved: list[tuple[Any, str, Any]] = []
         if self.settings.get("first_piece") == "1":  # as if only each message's first window

@@ -81,43 +81,40 @@ def embed(args: argparse.Namespace, cache: Any) -> Any:
     from recall.store import open_writer
 
     roles = args.roles.split(",") if args.roles else load_config().embed_roles
-    original = vectors.pending
+    original = vectors.pending_batches
     if args.context != "none":
-        vectors.pending = _pending_with_context(args.context)
+        vectors.pending_batches = _pending_with_context(args.context, original)
     try:
         with open_writer() as store:
             return embed_pending(store, get_encoder(), roles, cache=cache)
     finally:
-        vectors.pending = original
+        vectors.pending_batches = original
 
 
-def _pending_with_context(context: str) -> Any:
-    """`vectors.pending` whose texts start with the speaker (and the session's title).
+def _pending_with_context(context: str, batches: Any) -> Any:
+    """`vectors.pending_batches` whose texts start with the speaker (and the session's title).
 
     The word rule is applied to the message itself, before the context is added.
     """
-    try:
-        from recall.semantic.meaning import worth_embedding
-    except ImportError:  # an older tree
+    from recall.semantic.meaning import worth_embedding
 
-        def worth_embedding(text: str) -> bool:
-            return len(text.strip()) >= 2
-
-    def pending(db: Any, model: str, roles: Sequence[str], after: int, limit: int) -> Any:
-        marks = ",".join("?" * len(roles))
-        rows = db.execute(
-            f"""SELECT m.id, m.text, m.role, s.title FROM messages m
-                JOIN sessions s ON s.id = m.session
-                WHERE m.id > ? AND m.role IN ({marks})
-                  AND NOT EXISTS (SELECT 1 FROM embedded e WHERE e.model = ? AND e.message = m.id)
-                ORDER BY m.id LIMIT ?""",
-            (after, *roles, model, limit),
-        ).fetchall()
-        out = []
-        for mid, text, role, title in rows:
-            head = f"{role}: " if context == "role" else f"{title or ''} | {role}: "
-            out.append((mid, head + text if worth_embedding(text) else ""))
-        return out
+    def pending(db: Any, model: str, roles: Sequence[str], size: int) -> Any:
+        for batch in batches(db, model, roles, size):
+            marks = ",".join("?" * len(batch))
+            heads = {
+                mid: (role, title)
+                for mid, role, title in db.execute(
+                    f"SELECT m.id, m.role, s.title FROM messages m JOIN sessions s"
+                    f" ON s.id = m.session WHERE m.id IN ({marks})",
+                    [mid for mid, _ in batch],
+                )
+            }
+            out = []
+            for mid, text in batch:
+                role, title = heads[mid]
+                head = f"{role}: " if context == "role" else f"{title or ''} | {role}: "
+                out.append((mid, head + text if worth_embedding(text) else ""))
+            yield out
 
     return pending
 

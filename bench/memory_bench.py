@@ -64,6 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     from recall.ingest import ingest_bytes
     from recall.memory.files import Source, index_file, memory_file
     from recall.memory.memories import remember
+    from recall.search.asked import Asked, prepare
     from recall.search.modes import run as sessions_only
     from recall.search.results import Filters
     from recall.search.sources import run as every_source
@@ -129,10 +130,18 @@ def main(argv: list[str] | None = None) -> int:
             for rec in records:
                 q = rec["question"]
                 t0 = time.perf_counter()
-                sessions_only(store.conn, q, Filters(), 10, "keyword")
+                sessions_only(store.conn, Asked(store.conn, prepare(q)), Filters(), 10, "keyword")
                 old.append(time.perf_counter() - t0)
                 t0 = time.perf_counter()
-                every_source(store.conn, q, Filters(), 10, "bench", "all", "keyword")
+                every_source(
+                    store.conn,
+                    Asked(store.conn, prepare(q)),
+                    Filters(),
+                    10,
+                    "bench",
+                    "all",
+                    "keyword",
+                )
                 new.append(time.perf_counter() - t0)
             o50, o95 = _ms(old)
             n50, n95 = _ms(new)

@@ -2,7 +2,7 @@
 
 LongMemEval (the same questions as eval_longmemeval.py): each question's
 haystack is split across three "computers" (three RECALL_HOMEs), each
-searched by `recall search`'s own code (`cli.search.local_search`), and the
+searched by `recall search`'s own engine (`search.engine.search`), and the
 three lists are merged by `recall.peers.merge` with each method. The
 reference is the same search over one index holding the whole haystack: the
 ranking a user would get if every session were on one machine. Two splits
@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from eval_longmemeval import DATA, import_lines, metrics
 
 SPLITS = ("round-robin", "by-date")
-METHODS = ("single index", "rrf", "bm25", "both")
+METHODS = ("single index", "rrf", "bm25", "both", "tiered")
 KS = (5, 10)
 
 
@@ -70,11 +70,11 @@ def _index(home: Path, part: dict[str, Any], embed: bool, cache: Any) -> None:
 
 
 def _search(home: Path, question: str, mode: str) -> list[Any]:
-    from recall.cli.search import local_search
-    from recall.peers.protocol import SearchRequest
+    from recall.search.engine import search
+    from recall.search.request import SearchRequest
 
     os.environ["RECALL_HOME"] = str(home)
-    outcome, _ = local_search(SearchRequest(q=question, limit=10, mode=mode))
+    outcome, _ = search(SearchRequest(text=question, limit=10, mode=mode))
     return outcome.output.results
 
 

@@ -183,6 +183,7 @@ def make_db(home: Path, vecs: np.ndarray, texts: list[str], model: str) -> float
 def bench_latency(
     vecs: np.ndarray, texts: list[str], queries: list[str]
 ) -> tuple[dict[str, list[float]], float]:
+    from recall.search.asked import Asked, prepare
     from recall.search.modes import run
     from recall.search.results import Filters
     from recall.semantic.provider import get_encoder
@@ -194,11 +195,11 @@ def bench_latency(
     times: dict[str, list[float]] = {"keyword": [], "semantic": [], "hybrid": []}
     with open_reader() as reader:
         for mode in times:
-            run(reader.conn, queries[0], Filters(), 10, mode)  # warm caches
+            run(reader.conn, Asked(reader.conn, prepare(queries[0])), Filters(), 10, mode)
         for text in queries:
             for mode in times:
                 t0 = time.perf_counter()
-                out = run(reader.conn, text, Filters(), 10, mode)
+                out = run(reader.conn, Asked(reader.conn, prepare(text)), Filters(), 10, mode)
                 times[mode].append(time.perf_counter() - t0)
                 assert out.mode == mode, (out.mode, out.note)
     import shutil

@@ -92,6 +92,14 @@ _PATHS = {
         Path("/fuzz/.cline/data/sessions/s1/s1.messages.json"),
     ],
     "roo": [Path("/fuzz/globalStorage/rooveterinaryinc.roo-cline/tasks/t1/ui_messages.json")],
+    "copilot": [Path("/fuzz/.copilot/session-state/5b0c7c2e-1f7a-4d7e/events.jsonl")],
+    "pi": [Path("/fuzz/.pi/agent/sessions/--srv-app--/2026-03-05T14-10-00-000Z_0199d3m0.jsonl")],
+    "openclaw": [Path("/fuzz/.openclaw/agents/main/sessions/0199d3m0.jsonl")],
+    "qwen": [Path("/fuzz/.qwen/projects/-srv-app/chats/0199d3m0.jsonl")],
+    "antigravity": [
+        Path("/fuzz/.gemini/antigravity-cli/brain/b7e2/.system_generated/logs/transcript.jsonl")
+    ],
+    "aider": [Path("/fuzz/srv/app/.aider.chat.history.md")],
 }
 
 

@@ -62,8 +62,22 @@ def recall_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         "CODEX_HOME",
         "GEMINI_DIR",
         "GEMINI_CLI_HOME",
+        "COPILOT_HOME",
+        "PI_CODING_AGENT_DIR",
+        "OPENCLAW_STATE_DIR",
+        "QWEN_HOME",
+        "QWEN_RUNTIME_DIR",
         "XDG_DATA_HOME",
         "XDG_CONFIG_HOME",
+        "APPDATA",
+        "LOCALAPPDATA",
+        "CURSOR_CONFIG_DIR",
+        "OPENCODE_DB",
+        "CLINE_SESSION_DATA_DIR",
+        "CLINE_DATA_DIR",
+        "GOOSE_PATH_ROOT",
+        "CRUSH_GLOBAL_DATA",
+        "CONTINUE_GLOBAL_DIR",
     ):
         monkeypatch.delenv(var, raising=False)
     return home

@@ -186,7 +186,8 @@ def test_peers_sit_below_the_surfaces_and_above_search() -> None:
 def test_the_team_layer_is_the_only_importer_of_psycopg_and_sits_below_the_surfaces() -> None:
     """Only `team/` imports psycopg (an optional extra: docs/team.md), and only inside
     functions, so a user without a team loads nothing of it; `team/` imports neither the
-    surfaces nor `peers/`, and nothing but a surface imports `team/`."""
+    surfaces nor `peers/`, and nothing but a surface, and the fan-out that asks the team as
+    one more source of a search (`peers.fanout`), imports `team/`."""
     for name, path in MODULES.items():
         for node in ast.walk(_tree(path)):
             if isinstance(node, ast.Import):
@@ -216,4 +217,29 @@ def test_the_team_layer_is_the_only_importer_of_psycopg_and_sits_below_the_surfa
         assert not users, f"team modules importing {layer}: {sorted(users)}"
     surfaces = ("recall.cli", "recall.serve", "recall.mcp", "recall.doctor", "recall.context")
     users = {m for m in _importers("recall.team") if not m.startswith(("recall.team", *surfaces))}
+    users.discard("recall.peers.fanout")
     assert not users, f"modules below the surfaces importing recall.team: {sorted(users)}"
+
+
+def test_nothing_below_the_cli_imports_the_cli() -> None:
+    """`recall.cli` is a surface over the engine (`search.engine`), never its home: the
+    daemon, MCP, context, peers and everything else reach search without it."""
+    users = {m for m in _importers("recall.cli") if not m.startswith("recall.cli")}
+    users.discard("recall.__main__")  # `python -m recall` is the command line itself
+    assert not users, f"modules outside recall.cli importing it: {sorted(users)}"
+
+
+def test_every_surface_searches_through_the_engine() -> None:
+    """The CLI, MCP, the daemon's routes and context call `search.engine.search` (the CLI
+    and MCP through `peers.warm.search_here`, which asks a warm daemon first); only the
+    engine calls the ranking's entry (`search.sources.run`)."""
+    for surface in ("recall.cli.search", "recall.serve.routes", "recall.peers.warm"):
+        assert "recall.search.engine" in _imports(MODULES[surface]), surface
+    for surface in ("recall.cli.search", "recall.mcp.history"):
+        assert "recall.peers.warm" in _imports(MODULES[surface]), surface
+    assert "recall.search.engine" in _imports(MODULES["recall.context.gather"])
+    runners = {m for m, hits in _importers("recall.search.sources").items() if hits}
+    assert runners <= {"recall.search.engine", "recall.peers.merge"}, sorted(runners)
+    # the team's index is one more source of the fan-out, never a pipeline of a surface's
+    askers = {m for m in _importers("recall.team.ask") if not m.startswith("recall.team")}
+    assert askers == {"recall.peers.fanout"}, sorted(askers)

@@ -151,9 +151,12 @@ def parse_transcript(
 ]:
     """Parse one agent's transcript bytes into plain records, resuming from `state`.
 
-    `agent` is `claude`, `codex` or `gemini` (else ValueError). `data` is the
+    `agent` is `claude`, `codex`, `gemini`, `copilot`, `cursor`, `pi`,
+    `openclaw`, `qwen` or `antigravity` (else ValueError). `data` is the
     file from byte `base` on; `state` is what the previous parse of the file
-    returned (`{}` at offset 0). `origin` is what the path says:
+    returned (`{}` at offset 0); for Pi, OpenClaw and Qwen it comes back
+    with `"reread": true` when the conversation's branch moved to entries
+    before `base` (the caller reads the file again from the start). `origin` is what the path says:
     `(file_id, agent_id, parent, document)` — the id the file name gives,
     Claude's sub-agent id, the parent session the folders name, and whether
     the file is one JSON document (Gemini's legacy `.json`) rather than JSONL.

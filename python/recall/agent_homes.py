@@ -4,8 +4,14 @@ it and setup writes hooks and MCP entries into it, so both must name the same fo
 Claude Code: `$CLAUDE_CONFIG_DIR` (a comma-separated list; blank entries are
 ignored) or `~/.claude`, with `~/.config/claude` as a second default home.
 Codex: `$CODEX_HOME` or `~/.codex`. Gemini CLI: `$GEMINI_CLI_HOME/.gemini` or
-`~/.gemini`. `tests/agents/test_homes.py` holds the adapters and setup to it. A ground
-module (os and pathlib only), so setup can ask without loading the adapters.
+`~/.gemini`. Copilot CLI: `$COPILOT_HOME` or `~/.copilot`. Pi: `$PI_CODING_AGENT_DIR`
+or `~/.pi/agent` (and oh-my-pi's `~/.omp/agent`). OpenClaw: `$OPENCLAW_STATE_DIR` or
+`~/.openclaw` (and the legacy `~/.clawdbot`). Qwen Code: `$QWEN_RUNTIME_DIR` and
+`$QWEN_HOME` or `~/.qwen`. Antigravity's CLI: `~/.gemini/antigravity-cli` (no
+override of its own). Every OS alike: each of these agents keeps its folder in
+the user's home on Windows too. `tests/agents/test_homes.py` holds the adapters and
+setup to it. A ground module (os and pathlib only), so setup can ask without loading
+the adapters.
 """
 
 from __future__ import annotations
@@ -99,3 +105,38 @@ def cline_sessions(home: Path) -> Path:
         return Path(configured).expanduser()
     data = os.environ.get("CLINE_DATA_DIR", "").strip()
     return (Path(data).expanduser() if data else home / ".cline" / "data") / "sessions"
+
+
+def _env_dir(name: str) -> Path | None:
+    configured = os.environ.get(name, "").strip()
+    return Path(configured).expanduser() if configured else None
+
+
+def copilot_home(home: Path) -> Path:
+    return _env_dir("COPILOT_HOME") or home / ".copilot"
+
+
+def pi_homes(home: Path) -> list[Path]:
+    """Pi's agent folder (sessions, settings), then oh-my-pi's, which writes the same format."""
+    return [_env_dir("PI_CODING_AGENT_DIR") or home / ".pi" / "agent", home / ".omp" / "agent"]
+
+
+def openclaw_homes(home: Path) -> list[Path]:
+    """OpenClaw's state folder, then the one it had as Clawdbot."""
+    return [_env_dir("OPENCLAW_STATE_DIR") or home / ".openclaw", home / ".clawdbot"]
+
+
+def qwen_home(home: Path) -> Path:
+    """Qwen Code's home (settings.json); its chats are under `qwen_homes`."""
+    return _env_dir("QWEN_HOME") or home / ".qwen"
+
+
+def qwen_homes(home: Path) -> list[Path]:
+    """Where Qwen Code keeps its chats: `$QWEN_RUNTIME_DIR` when set, then its home."""
+    runtime = _env_dir("QWEN_RUNTIME_DIR")
+    return [runtime, qwen_home(home)] if runtime else [qwen_home(home)]
+
+
+def antigravity_home(home: Path) -> Path:
+    """The Antigravity CLI's (`agy`) folder: its conversations under `brain/`."""
+    return home / ".gemini" / "antigravity-cli"

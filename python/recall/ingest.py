@@ -34,11 +34,12 @@ from recall.store.writer import (
     TranscriptMark,
     apply_part,
     clean_ids,
+    index_new_messages,
     read_mark,
     write_mark,
 )
 from recall.textutil import scrub
-from recall.types import Parsed, SessionPart
+from recall.types import Message, Parsed, SessionPart
 from recall.vetting import is_current, stored_path
 
 _HEAD_BYTES = 1024
@@ -67,7 +68,7 @@ class Job(Record):
     """Sessions whose text carried the ignore marker before redaction."""
 
 
-def _fingerprint(fh: BinaryIO, end: int) -> str:
+def fingerprint(fh: BinaryIO, end: int) -> str:
     """What must still be there for a resume at `end` to be safe: a hash of the first
     KiB and one of the KiB just before `end`. A file rewritten in place with the same
     first KiB but other content before `end` no longer matches, and is read again."""
@@ -79,10 +80,10 @@ def _fingerprint(fh: BinaryIO, end: int) -> str:
     return f"{head}:{sha1_hex(fh.read(_HEAD_BYTES))}"
 
 
-def _can_resume(fh: BinaryIO, mark: TranscriptMark) -> bool:
+def can_resume(fh: BinaryIO, mark: TranscriptMark) -> bool:
     """Whether the bytes the mark fingerprinted are unchanged (older marks hold the
     first part only, which is then all that is compared)."""
-    now = _fingerprint(fh, mark.offset)
+    now = fingerprint(fh, mark.offset)
     return now == mark.head or (
         mark.head is not None and ":" not in mark.head and now.split(":")[0] == mark.head
     )
@@ -124,7 +125,7 @@ def prepare(
         whole = not adapter.incremental or adapter.whole_file(path)
         offset, state, skipped = 0, {}, {}
         resumable = mark and not force and not whole and mark.offset <= st.st_size
-        if mark and resumable and _can_resume(fh, mark):
+        if mark and resumable and can_resume(fh, mark):
             offset, state, skipped = mark.offset, mark.state, dict(mark.skipped)
         if whole and st.st_size > MAX_LINE:
             parsed, nbytes = Parsed(offset=st.st_size), 0
@@ -135,11 +136,11 @@ def prepare(
         # more to read after this piece, and this piece got somewhere (a half-written line
         # longer than a piece makes no progress: it waits for the file to grow)
         more = not whole and nbytes == PIECE and parsed.offset > 0 and end < st.st_size
-        head = _fingerprint(fh, end)
+        head = fingerprint(fh, end)
     if whole:
         for part in parsed.parts:
             part.replace = True
-    marked = _redact(parsed)
+    marked = redact_parsed(parsed)
     for reason, count in parsed.skipped.items():
         skipped[reason] = skipped.get(reason, 0) + count
     new_mark = TranscriptMark(
@@ -180,7 +181,7 @@ def prepare_stored(
     if not force and mark is not None and mark.head == stored.fingerprint:
         return None
     parsed = adapter.read_session(stored)
-    marked = _redact(parsed)
+    marked = redact_parsed(parsed)
     new_mark = TranscriptMark(
         path=key, agent=adapter.name, head=stored.fingerprint, skipped=dict(parsed.skipped)
     )
@@ -196,7 +197,7 @@ def prepare_stored(
     )
 
 
-def _redact(parsed: Parsed) -> list[str]:
+def redact_parsed(parsed: Parsed) -> list[str]:
     """Redact every text of a parse in place (outside the write lock); returns the
     sessions whose text carried the ignore marker before redaction could hide it."""
     redactor = current()
@@ -230,7 +231,7 @@ def redacted_part(part: SessionPart, redactor: Redactor) -> SessionPart:
             title=clean(info.title) if info.title else info.title,
             metadata={k: clean(str(v)) for k, v in info.metadata.items()},
         ),
-        messages=[replace(m, text=clean(m.text)) for m in part.messages],
+        messages=[Message(m.key, m.role, clean(m.text), m.timestamp) for m in part.messages],
         replace=part.replace,
         rewinds=part.rewinds,
     )
@@ -262,7 +263,7 @@ def store_part(
     A part carrying the ignore marker also deletes what was indexed of its
     session and leaves a tombstone. `marked` is what `prepare` saw before
     redacting (None: look at the part's text now). Its ids were scrubbed by
-    `_redact`, the one place they are.
+    `redact_parsed`, the one place they are.
     """
     reason = policy.refusal(db, part, marked)
     if reason == MARKER:
@@ -270,6 +271,41 @@ def store_part(
     if reason is not None:
         return None
     return apply_part(db, part, computer, transcript, redactor)
+
+
+def store_batch(
+    db: sqlite3.Connection,
+    parts: list[SessionPart],
+    computer: str,
+    transcript: str | None,
+    marked: set[str],
+) -> None:
+    """Store many prepared parts (one per session) with one full-text indexing pass.
+
+    Every deletion comes first (a marked session forgotten, a replaced session's old
+    messages), then the rows are inserted and indexed together: rows are indexed by
+    id above the batch's highest before it, and SQLite hands a deleted highest id out
+    again, so a deletion between inserts could slip a new row under that mark.
+    """
+    decided = []
+    for part in parts:
+        info = part.info
+        reason = policy.refusal(db, part, info.session_id in marked)
+        if reason == MARKER:
+            forget_marked(db, info.session_id, info.agent)
+        if reason is not None:
+            continue
+        if part.replace:
+            db.execute(
+                "DELETE FROM messages WHERE session ="
+                " (SELECT id FROM sessions WHERE session_id = ? AND agent = ?)",
+                (info.session_id, info.agent),
+            )
+        decided.append(replace(part, replace=False))
+    (last,) = db.execute("SELECT coalesce(max(id), 0) FROM messages").fetchone()
+    for part in decided:
+        apply_part(db, part, computer, transcript, ALREADY_REDACTED, index=False)
+    index_new_messages(db, last)
 
 
 def _keeps_summaries(db: sqlite3.Connection, job: Job, stored: list[int | None]) -> bool:
@@ -328,7 +364,7 @@ def resolve(path: str | os.PathLike[str]) -> Path:
 def ingest_bytes(store: Store, adapter: Adapter, data: bytes, computer: str) -> Parsed:
     """Parse and store a transcript that has no file (an import piped on stdin)."""
     parsed = adapter.parse(Path("-"), data, 0, {})
-    marked = set(_redact(parsed))  # outside the lock, as for files
+    marked = set(redact_parsed(parsed))  # outside the lock, as for files
     with store.transaction() as db:
         for part in parsed.parts:
             is_marked = part.info.session_id in marked

@@ -56,6 +56,16 @@ def _too_deep(value: Any) -> bool:
     return False
 
 
+def sniff_json(raw: bytes) -> Any:
+    """Decode one short JSON line with the stdlib alone: what an adapter reads to tell
+    whose file a path is. A hook asks every adapter that question, and msgspec's
+    import would cost it more than the line takes to decode (`decode_json` for data)."""
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
+
+
 def decode_json(raw: bytes) -> Any:
     """Decode one JSON value; raises ValueError (broken) or UnicodeDecodeError (not UTF-8).
 

@@ -8,7 +8,7 @@
 use crate::gemini_text::{model_text, user_text};
 use crate::jsonlines::{for_each_object, with_object, Bad};
 use crate::lazyjson::{Obj, Spec, Val, LEAF};
-use crate::pystamp::number_stamp;
+use crate::pystamp::stamp;
 use crate::pytext::nonblank;
 use crate::records::{
     carried_sid, opt_value, state_str, truthy, Message, Origin, Parsed, SessionInfo, SessionPart,
@@ -33,15 +33,6 @@ static RECORD: Spec = Spec {
 
 fn sval(v: Val<'_>) -> Option<String> {
     v.as_str().and_then(|s| nonblank(&s))
-}
-
-/// `_stamp`: an ISO string as given, or epoch seconds/milliseconds formatted.
-fn stamp(v: Val<'_>) -> Option<String> {
-    match v {
-        Val::Num(t) => number_stamp(t),
-        Val::Str(_) => sval(v),
-        _ => None,
-    }
 }
 
 /// `rec.get(a, rec.get(b))`: the first key if present at all, else the second.

@@ -24,20 +24,26 @@ pub use dedup::{dedup, ThresholdError};
 pub use tokenize::tokenize;
 
 // --- transcript parsing ---
+pub mod antigravity;
 pub mod claude;
 pub mod claude_text;
 pub mod codex;
 pub mod codex_text;
+pub mod copilot;
+pub mod cursor;
 pub mod gemini;
 pub mod gemini_text;
 pub mod jsonlines;
 pub mod jsonscan;
 pub mod jsonstr;
 pub mod lazyjson;
+pub mod pi;
 pub mod pystamp;
 pub mod pytext;
+pub mod qwen;
 pub mod records;
 pub mod transcript;
+pub mod tree;
 
 pub use records::Origin;
 pub use transcript::{parse_transcript, ParseError};

@@ -107,7 +107,17 @@ mod tests {
         assert!(g.len() >= 20, "the sources were read: {:?}", g.keys());
         assert_eq!(
             g["transcript"],
-            modules(&["records", "claude", "codex", "gemini"])
+            modules(&[
+                "records",
+                "claude",
+                "codex",
+                "gemini",
+                "copilot",
+                "cursor",
+                "pi",
+                "qwen",
+                "antigravity"
+            ])
         );
         assert_eq!(cycle(&g), None);
         // The shapes and Python's string rules sit at the bottom.

@@ -1,10 +1,24 @@
 //! Epoch numbers as ISO strings exactly as CPython's `datetime.fromtimestamp(t, UTC)` writes them.
 //!
-//! Gemini records may carry epoch seconds or milliseconds; the twin formats
-//! them with `datetime`, so microseconds are rounded half-to-even and years
-//! outside 1..=9999 (or times past `time_t`) give no timestamp.
+//! Gemini records (and Pi's messages) may carry epoch seconds or
+//! milliseconds; the twin formats them with `datetime`, so microseconds are
+//! rounded half-to-even and years outside 1..=9999 (or times past `time_t`)
+//! give no timestamp.
 
-/// `_stamp` of the Gemini twin for a JSON number's text.
+use crate::lazyjson::Val;
+use crate::pytext::nonblank;
+
+/// The twin's `stamp` (`recall/_twin/gemini.py`): an ISO string as given (trimmed),
+/// or epoch seconds/milliseconds formatted; None for anything else.
+pub fn stamp(v: Val<'_>) -> Option<String> {
+    match v {
+        Val::Num(t) => number_stamp(t),
+        Val::Str(_) => v.as_str().and_then(|s| nonblank(&s)),
+        _ => None,
+    }
+}
+
+/// `stamp` for a JSON number's text.
 pub fn number_stamp(text: &str) -> Option<String> {
     let is_float = text.bytes().any(|b| matches!(b, b'.' | b'e' | b'E'));
     if !is_float {

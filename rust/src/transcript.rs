@@ -11,7 +11,9 @@ use thiserror::Error;
 
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum ParseError {
-    #[error("no transcript parser for agent {0:?} (known: claude, codex, gemini)")]
+    #[error(
+        "no transcript parser for agent {0:?} (known: antigravity, claude, codex, copilot, cursor, gemini, openclaw, pi, qwen)"
+    )]
     UnknownAgent(String),
 }
 
@@ -30,6 +32,12 @@ pub fn parse_transcript(
         "codex" => crate::codex::parse(origin, data, base, state),
         "gemini" if origin.document => crate::gemini::parse_document(origin, data),
         "gemini" => crate::gemini::parse(origin, data, base, state),
+        "copilot" => crate::copilot::parse(origin, data, base, state),
+        "cursor" => crate::cursor::parse(origin, data, base, state),
+        "pi" => crate::pi::parse("pi", origin, data, base, state),
+        "openclaw" => crate::pi::parse("openclaw", origin, data, base, state),
+        "qwen" => crate::qwen::parse(origin, data, base, state),
+        "antigravity" => crate::antigravity::parse(origin, data, base, state),
         other => return Err(ParseError::UnknownAgent(other.to_string())),
     })
 }

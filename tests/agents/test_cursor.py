@@ -45,6 +45,13 @@ def test_transcripts_keep_text_and_the_users_query(transcripts: Path) -> None:
         ("assistant", "The billing worker retries three times with a fixed delay."),
         ("user", "Make the delay exponential"),
     ]
+    # wrong types, a broken line, bad bytes, a half emoji: kept what reads, nothing more
+    assert got["hostile"]["messages"] == [
+        ("user", "plain string from the user"),
+        ("assistant", "a block typed as a list keeps its text\n\na bare string block"),
+        ("user", "first\n\nsecond"),
+        ("assistant", "\ufffd half an emoji"),
+    ]
     assert all(m[1] for s in got.values() for m in s["messages"])
     assert "NOT-INDEXED" not in repr(got)
 

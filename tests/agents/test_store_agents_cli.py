@@ -9,11 +9,18 @@ from pathlib import Path
 
 import pytest
 
-from agentdbs import lay_out_cline_roo, lay_out_cursor, lay_out_opencode
+from agentdbs import (
+    lay_out_cline_roo,
+    lay_out_continue,
+    lay_out_crush,
+    lay_out_cursor,
+    lay_out_goose,
+    lay_out_opencode,
+)
 from clihelp import call, call_json
 from synchelp import index_state
 
-AGENTS = ("cline", "cursor", "opencode", "roo")
+AGENTS = ("cline", "continue", "crush", "cursor", "goose", "opencode", "roo")
 
 
 @pytest.fixture
@@ -22,6 +29,9 @@ def home(transcripts: Path) -> Path:
     lay_out_opencode(home)
     lay_out_cursor(home, transcripts)
     lay_out_cline_roo(home)
+    lay_out_goose(home)
+    lay_out_crush(home)
+    lay_out_continue(home)
     return home
 
 
@@ -32,11 +42,14 @@ def test_one_sync_indexes_every_agent_and_a_second_writes_nothing(
     assert code == 0
     status = call_json(capsys, "status")
     counts = {a["agent"]: a["sessions"] for a in status["index"]["agents"]}
-    # cursor: 9 transcripts (5 shared samples, 4 ours) and 5 more chats in state.vscdb (its
+    # cursor: 10 transcripts (5 shared samples, 5 ours) and 5 more chats in state.vscdb (its
     # sixth, c-transcript, is the session one transcript already holds)
     assert {a: n for a, n in counts.items() if n} == {
         "cline": 3,
-        "cursor": 14,
+        "continue": 3,
+        "crush": 3,
+        "cursor": 15,
+        "goose": 5,
         "opencode": 7,
         "roo": 2,
     }
@@ -53,6 +66,9 @@ def test_search_show_and_agent_filters(home: Path, capsys: pytest.CaptureFixture
         ("cursor", "exponential backoff uploader", "c-main"),
         ("cline", "lockfile hash cache", "sess_a1"),
         ("roo", "pagination orders", "task-roo-1"),
+        ("goose", "Dockerfile npm ci cache", "20260105_1"),
+        ("crush", "TestMain Postgres container", "crush-main"),
+        ("continue", "debounced callback delay", "4f1c2a9e-0b7d-4c55-9a3e-3d2b1f0e7a11"),
     ):
         hits = call_json(capsys, "search", query, "--agent", agent)
         assert hits["results"][0]["session_id"] == session, agent

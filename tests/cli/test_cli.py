@@ -224,7 +224,12 @@ def test_example_config_is_valid_when_uncommented(tmp_path: Path) -> None:
         flags=re.MULTILINE,
     )
     config = convert(tomllib.loads(uncommented), Config)
-    assert config.computer == "laptop" and set(config.agents) == {"claude", "codex", "gemini"}
+    assert config.computer == "laptop" and set(config.agents) == {
+        "claude",
+        "codex",
+        "gemini",
+        "aider",
+    }
     # the privacy sections, at their defaults plus the one example extra rule
     assert config.redact.enabled and config.privacy.ignore_marker == "recall:ignore"
     assert [x.name for x in config.redact.extra] == ["acme-token"]
@@ -247,7 +252,12 @@ def test_a_decay_that_is_not_a_finite_rate_is_a_usage_error(
     indexed: Path, capsys: pytest.CaptureFixture[str], decay: str
 ) -> None:
     code, out, err = call(capsys, "search", "slash command", "--decay", decay)
-    assert code == 2 and out == "" and "--decay" in err and len(err.splitlines()) == 1
+    assert (
+        code == 2
+        and out == ""
+        and "decay must be a finite number" in err
+        and len(err.splitlines()) == 1
+    )
 
 
 @pytest.mark.parametrize("flag", ["--since", "--until"])

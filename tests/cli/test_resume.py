@@ -111,3 +111,56 @@ def test_resume_runs_the_agent_in_the_project_folder(tmp_path: Path) -> None:
     assert f"the project folder {project} is gone" in proc.stderr.decode()
     proc = run("resume", "0c117353", env={"PATH": str(tmp_path / "empty")})
     assert proc.returncode == 1 and "claude is not on PATH" in proc.stderr.decode()
+
+
+EXPECTED = {
+    "claude": ["claude", "--resume"],
+    "codex": ["codex", "resume"],
+    "gemini": ["gemini", "--resume"],
+    "copilot": ["copilot", "--resume"],
+    "cursor": ["cursor-agent", "--resume"],
+    "opencode": ["opencode", "--session"],
+    "qwen": ["qwen", "--resume"],
+    "pi": ["pi", "--session"],
+    "goose": ["goose", "session", "--resume", "--session-id"],
+    "crush": ["crush", "--session"],
+    "antigravity": ["agy", "--conversation"],
+}
+"""Each agent's resume command as its documentation gives it (docs/agents.md, "Resuming")."""
+
+
+def test_every_agent_with_a_resume_command_gets_it_and_the_others_say_why_not() -> None:
+    from recall.agents import ADAPTERS
+    from recall.cli.resume import plan_for
+    from recall.errors import UsageError
+
+    for name in ADAPTERS:
+        if name in EXPECTED:
+            plan = plan_for(f"{name}-7:agent-x", name, "/w", None)
+            assert (plan.argv, plan.cwd) == ([*EXPECTED[name], f"{name}-7"], "/w"), name
+            continue
+        with pytest.raises(UsageError, match=f"^{name} has no command that reopens a session"):
+            plan_for("s1", name, "/w", None)
+    assert {"openclaw", "cline", "roo", "continue", "aider"} <= set(ADAPTERS) - set(EXPECTED)
+
+
+@pytest.mark.skipif(os.name == "nt", reason="the printed command is a POSIX shell's")
+def test_the_new_agents_sessions_resume_in_their_own_agent(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from agenthelp import make_home
+
+    make_home(Path.home())
+    assert call(capsys, "sync", "--no-embed")[0] == 0
+    copilot = "5b0c7c2e-1f7a-4d7e-9a51-2f6d0f1c9e11"
+    assert resume_print(capsys, copilot) == f"cd /home/dev/shop && copilot --resume {copilot}"
+    # a sub-agent's session reopens its parent
+    sub = f"{copilot}:agent-explore-7f3c"
+    assert resume_print(capsys, sub).endswith(f"copilot --resume {copilot}")
+    qwen = "6f5e4d3c-2b1a-4098-8765-43210fedcba9"
+    assert resume_print(capsys, qwen) == f"cd /home/dev/api && qwen --resume {qwen}"
+    out = call(capsys, "show", "8a7b6c5d-4e3f-4a2b-9c1d-0e9f8a7b6c5d")[1]
+    assert "recall resume" not in out  # OpenClaw: nothing to resume with
+    code, out, err = call(capsys, "resume", "8a7b6c5d-4e3f-4a2b-9c1d-0e9f8a7b6c5d")
+    assert (code, out) == (2, "")
+    assert err.startswith("recall: openclaw has no command that reopens a session by id")

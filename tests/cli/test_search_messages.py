@@ -55,7 +55,10 @@ def test_agents_match_in_any_case_and_an_unknown_one_is_named(
     code, _, err = call(capsys, "search", "kafka", "--agent", "windsurf")
     assert code == 2
     assert "unknown agent 'windsurf'" in err
-    assert all(f"{name}," in err for name in ("claude", "codex", "cursor", "opencode"))
+    assert all(
+        f"{a}," in err or f"{a})" in err
+        for a in ("claude", "codex", "cursor", "opencode", "gemini", "qwen")
+    )
 
 
 def test_text_output_in_a_pipe_is_plain_short_ids_and_whole_words(
@@ -82,7 +85,14 @@ def test_text_output_in_a_pipe_is_plain_short_ids_and_whole_words(
         assert len(line) <= 80, line
         for word in line.split():
             if word.isalpha() and len(word) > 3:
-                assert word in words or word in ("score", "import", "testbox"), word
+                assert word in words or word in (
+                    "score",
+                    "import",
+                    "testbox",
+                    "matched",
+                    "every",
+                    "word",
+                ), word
     doc = json.loads(call(capsys, "search", "retry", "--json")[1])
     assert doc["results"][0]["session_id"] == long_id
 

@@ -51,6 +51,9 @@ def test_agent_matches_in_any_case_and_an_unknown_one_is_a_usage_error(
     ):
         code, _, err = call(capsys, *argv)
         assert code == 2 and "unknown agent 'bogus'" in err
-        assert all(f"{name}," in err for name in ("claude", "codex", "cursor", "opencode"))
+        assert all(
+            f"{a}," in err or f"{a})" in err
+            for a in ("claude", "codex", "cursor", "opencode", "gemini", "pi")
+        )
     code, _, err = call(capsys, "sync", "--agent", "CLAUDE", "--no-embed")
     assert "unknown agent" not in err

@@ -143,7 +143,9 @@ def test_never_over_budget_nor_over_a_cap_with_huge_memories(
 
 
 def test_a_huge_prompt_is_searched_by_its_start(history: Path) -> None:
-    prompt = "payments retry " + "lorem ipsum dolor " * 200_000
+    # filler with nothing to look up: words the history never holds would weigh against
+    # every excerpt (context.relevance), and this test is about the prompt's size
+    prompt = "payments retry " + "ok, continue " * 250_000
     code, out = _context({"cwd": "/path/to/Demo", "prompt": prompt}, "--event", "prompt-submit")
     assert code == 0 and "[session demo-" in out
 
@@ -242,3 +244,21 @@ def test_a_bigger_budget_never_gives_less(fmt: str, excerpts: int) -> None:
     assert sizes == sorted(sizes) and sizes[-1] > 0
     if fmt == "claude":
         assert sizes[-1] > 9000  # a big budget fills the cap, not nothing
+
+
+def test_a_fifo_at_memory_md_is_passed_over_and_the_rest_still_comes(
+    history: Path, hook_payloads: Path
+) -> None:
+    """A named pipe nobody writes to would block an open() for ever: the hook would say
+    nothing at all (its deadline) instead of the recent sessions it has."""
+    import os
+
+    os.mkfifo(history / "MEMORY.md")
+    started = time.monotonic()
+    code, out = _context(
+        _fixture(hook_payloads, "claude-session-start.json"), "--event", "session-start"
+    )
+    assert code == 0
+    assert time.monotonic() - started < 1.0
+    assert "From MEMORY.md:" not in out
+    assert "Recent sessions in /path/to/Demo:" in out

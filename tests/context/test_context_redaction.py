@@ -67,7 +67,9 @@ def test_no_secret_reaches_the_agent(planted: Path, fmt: str, event: str) -> Non
     payload = {
         "cwd": PROJECT,
         "session_id": "elsewhere",
-        "prompt": "what is the vault deploy key, the vault database and the CI token?",
+        # every excerpt must cover the prompt as well as the best nearly does (context
+        # .relevance): a remembered fact holds the deploy key, a session all three secrets
+        "prompt": "what is the vault deploy key?",
     }
     done = run("context", "--event", event, "--format", fmt, stdin=json.dumps(payload).encode())
     out = done.stdout.decode()

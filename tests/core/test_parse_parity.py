@@ -14,9 +14,14 @@ from typing import Any
 import pytest
 
 from parity import both, in_pieces
-from paths import require_fixtures
+from paths import REPO, require_fixtures
 from recall import _accel
-from recall.agents import ADAPTERS
+from recall.agents import ADAPTERS, adapter_for
+
+HOME = REPO / "tests" / "fixtures" / "home"
+"""recall's own fixtures for the agents the shared samples lack, laid out as a home folder."""
+CURSOR = REPO / "tests" / "fixtures" / "agents" / "cursor" / "transcripts"
+"""recall's own Cursor agent transcripts (every layout, and a hostile one)."""
 
 pytestmark = pytest.mark.parity
 
@@ -29,13 +34,19 @@ def fixture_files(documents: bool = True) -> list[Any]:
     """
     root = require_fixtures()
     out = []
-    for agent in ("claude", "codex", "gemini"):
+    for agent in ("claude", "codex", "gemini", "copilot", "cursor", "antigravity"):
         for path in sorted((root / agent).rglob("*.json*")):
             if path.name.endswith(".meta.json"):
                 continue
             if not documents and ADAPTERS[agent].origin(path)[3]:
                 continue
             out.append(pytest.param(agent, path, id=f"{agent}/{path.relative_to(root / agent)}"))
+    for path in sorted(CURSOR.rglob("*.jsonl")):
+        out.append(pytest.param("cursor", path, id=f"cursor/{path.relative_to(CURSOR)}"))
+    for path in sorted(HOME.rglob("*.jsonl")):
+        adapter = adapter_for(path)
+        assert adapter is not None, f"no adapter owns {path}"
+        out.append(pytest.param(adapter.name, path, id=f"home/{path.relative_to(HOME)}"))
     assert out, f"no transcript fixtures under {root}"
     return out
 

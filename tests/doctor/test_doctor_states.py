@@ -209,18 +209,26 @@ def test_writes_to_a_read_only_index_are_one_line_not_a_traceback(
 
 
 def _damage(db: Path) -> None:
-    """Overwrite four pages two thirds into the file, as a bad disk block would. The first
-    third holds the schema and the pages every migration's tables start on (a bad schema
-    page leaves no table to find by name); the rest is sessions and messages, whose loss
-    salvage is for."""
+    """Overwrite four leaf pages of the messages table, as a bad disk block would: the
+    conversation is what fills the file and what salvage is for. The pages are found by
+    what they hold (`dbstat`), not by a place in the file, which moves whenever a
+    migration adds a table."""
     conn = sqlite3.connect(db)
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     page = conn.execute("PRAGMA page_size").fetchone()[0]
+    leaves = [
+        n
+        for (n,) in conn.execute(
+            "SELECT pageno FROM dbstat WHERE name = 'messages' AND pagetype = 'leaf'"
+            " ORDER BY pageno"
+        )
+    ]
     conn.close()
-    size = db.stat().st_size
+    assert len(leaves) >= 8, leaves
+    middle = len(leaves) // 2
     with open(db, "r+b") as fh:
-        for at in range(size * 2 // 3, size * 2 // 3 + 4 * page, page):
-            fh.seek(at)
+        for number in leaves[middle : middle + 4]:
+            fh.seek((number - 1) * page)
             fh.write(b"\xde\xad\xbe\xef" * (page // 4))
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from clihelp import call
+from recall.search.fusion import RRF_K
 from recall.search.query import parse
 from recall.search.source_sql import MemoryResult
 from recall.search.sources import WEIGHTS, merge
@@ -72,4 +73,5 @@ def test_a_word_match_outranks_a_meaning_only_list_whatever_its_own_scale() -> N
     sessions = [_result("session", 0.02, "the useSimpleTodo hook"), _result("session", 0.01, "x")]
     ranked = merge([memories, sessions], parse("useSimpleTodo"), 10, WEIGHTS)
     assert [r.snippet for r in ranked] == ["the useSimpleTodo hook", "prefers vim", "x"]
-    assert ranked[1].score == pytest.approx(WEIGHTS["memory"] * 0.3 / 2)
+    # a tier of no words held, then its rank alone: not its similarity, not its list's best
+    assert ranked[1].score == pytest.approx(WEIGHTS["memory"] / (RRF_K + 1), rel=1e-5)

@@ -27,10 +27,12 @@ GATE_MARGIN = 0.01
 """One point: a drop of more than this below a recorded figure fails."""
 
 RECORDED = {
-    "longmemeval": {"session_recall@5": 0.8333, "message_recall@5": 0.6481},
-    "decisions": {"session_recall@5": 1.0000, "message_recall@5": 0.6700},
-    "locomo": {"session_recall@5": 0.7792, "message_recall@5": 0.5373},
-    "sources": {"answer_top1": 0.5806, "answer_top3": 0.9677},
+    "longmemeval": {"session_recall@5": 0.9444, "message_recall@5": 0.6759},
+    "decisions": {"session_recall@5": 1.0000, "message_recall@5": 0.7100},
+    # LoCoMo's turn recall measures 0.5294 since issue 20 (the passage rank of --messages,
+    # docs/search.md): the figure from before is kept, so the next change may not lose more
+    "locomo": {"session_recall@5": 0.8095, "message_recall@5": 0.5373},
+    "sources": {"answer_top1": 0.9032, "answer_top3": 1.0000},
 }
 
 sys.path.insert(0, str(REPO / "bench"))

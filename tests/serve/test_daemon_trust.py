@@ -34,8 +34,8 @@ def test_a_stranger_on_a_stale_daemon_port_never_gets_the_token(
     recall_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from recall.peers.auth import make_token
-    from recall.peers.protocol import SearchRequest
     from recall.peers.warm import ask_daemon, local_daemon
+    from recall.search.request import SearchRequest
 
     monkeypatch.setenv("RECALL_EMBEDDING", "local")  # a search that may use the daemon
     token = make_token()[0].read_text().strip()
@@ -44,8 +44,8 @@ def test_a_stranger_on_a_stale_daemon_port_never_gets_the_token(
         state = {"pid": os.getpid(), "host": "127.0.0.1", "port": stranger.port, "scheme": "http"}
         (recall_home / "serve.json").write_text(json.dumps(state))
         assert local_daemon() is not None  # serve.json looks alive: its pid runs
-        assert ask_daemon(SearchRequest(q="anything", mode="hybrid")) is None  # in-process
-        assert ask_daemon(SearchRequest(q="anything", mode="semantic")) is None
+        assert ask_daemon(SearchRequest(text="anything", mode="hybrid")) is None  # in-process
+        assert ask_daemon(SearchRequest(text="anything", mode="semantic")) is None
     finally:
         stranger.close()
     assert stranger.heads, "the stranger was asked nothing: the test proves nothing"
@@ -56,7 +56,7 @@ def test_a_stranger_on_a_stale_daemon_port_never_gets_the_token(
     try:
         state["port"] = refuser.port
         (recall_home / "serve.json").write_text(json.dumps(state))
-        assert ask_daemon(SearchRequest(q="anything", mode="hybrid")) is None
+        assert ask_daemon(SearchRequest(text="anything", mode="hybrid")) is None
     finally:
         refuser.close()
     assert refuser.heads and token.encode() not in b"".join(refuser.heads)

@@ -9,7 +9,6 @@ import pytest
 
 from daemons import Daemon, get, serve_one
 from paths import REPO
-from recall.peers import protocol
 from recall.peers.protocol import HEALTH, MIRRORS, SEARCH, SEARCH_PARAMS
 
 SPEC = json.loads((REPO / "docs" / "openapi.json").read_text(encoding="utf-8"))
@@ -88,10 +87,12 @@ def test_the_spec_names_exactly_the_routes_and_search_parameters() -> None:
     params = {p["name"] for p in SPEC["paths"][SEARCH]["get"]["parameters"]}
     assert params == SEARCH_PARAMS
     assert all(list(item) == ["get"] for item in SPEC["paths"].values())
-    from recall.search.sources import SCOPES
+    from recall.search.request import FUSIONS, MODES, SCOPES
 
-    scope = next(p for p in SPEC["paths"][SEARCH]["get"]["parameters"] if p["name"] == "scope")
-    assert tuple(scope["schema"]["enum"]) == SCOPES == protocol.SCOPES
+    listed = {p["name"]: p for p in SPEC["paths"][SEARCH]["get"]["parameters"]}
+    assert tuple(listed["scope"]["schema"]["enum"]) == SCOPES
+    assert tuple(listed["mode"]["schema"]["enum"]) == MODES
+    assert tuple(listed["fusion"]["schema"]["enum"]) == FUSIONS
 
 
 def _check(d: Daemon, route: str, path: str, token: str | None, **headers: str) -> int:

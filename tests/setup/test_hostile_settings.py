@@ -148,7 +148,7 @@ def test_a_home_that_is_not_utf8_is_shown_not_blamed_on_arguments(tmp_path: Path
     env = {"HOME": os.fsdecode(home), "PYTHONIOENCODING": "utf-8"}
     done = run("hooks", "install", env=env)
     assert done.returncode == 0, done.stderr
-    assert b"No Claude Code, Codex or Gemini CLI configuration found in" in done.stdout
+    assert b"Gemini CLI, Cursor, OpenCode, Cline or Roo Code configuration found in" in done.stdout
     assert b"caf\\xe9" in done.stdout
     done = run("hooks", "install", "--agent", "claude", env=env)  # no agent set up yet
     assert done.returncode == 0 and b"pass arguments as UTF-8" not in done.stderr, done.stderr

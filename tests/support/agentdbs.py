@@ -3,6 +3,7 @@ holds every agent's fixtures at its default place, for sync to find in one run."
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
 from pathlib import Path
@@ -68,3 +69,48 @@ def lay_out_cline_roo(home: Path) -> None:
     sdk = home / ".cline" / "data" / "sessions"
     shutil.copytree(AGENT_FIXTURES / "cline-sdk", sdk, ignore=shutil.ignore_patterns("*.sql"))
     build_db(AGENT_FIXTURES / "cline-sdk" / "sessions.sql", sdk / "sessions.db")
+
+
+def goose_sessions(home: Path) -> Path:
+    return home / ".local" / "share" / "goose" / "sessions"
+
+
+def lay_out_goose(home: Path) -> Path:
+    """Goose's sessions folder (Linux and macOS place): `sessions.db` and two older JSONL
+    files, one of them a session the database also holds (Goose imported it)."""
+    folder = goose_sessions(home)
+    build_db(AGENT_FIXTURES / "goose" / "sessions.sql", folder / "sessions.db")
+    for name in ("legacy-chat.jsonl", "imported-chat.jsonl"):
+        shutil.copyfile(AGENT_FIXTURES / "goose" / name, folder / name)
+    return folder
+
+
+def crush_project(home: Path) -> Path:
+    return home / "work" / "gosvc"
+
+
+def lay_out_crush(home: Path) -> Path:
+    """A project's `.crush/crush.db`, listed in Crush's `projects.json` in its global data
+    folder (where recall finds it)."""
+    project = crush_project(home)
+    db = build_db(AGENT_FIXTURES / "crush" / "crush.sql", project / ".crush" / "crush.db")
+    listing = home / ".local" / "share" / "crush" / "projects.json"
+    listing.parent.mkdir(parents=True, exist_ok=True)
+    entry = {
+        "path": str(project),
+        "data_dir": str(db.parent),
+        "last_accessed": "2026-01-08T12:00:00Z",
+    }
+    gone = {
+        "path": "/nowhere",
+        "data_dir": "/nowhere/.crush",
+        "last_accessed": "2025-01-01T00:00:00Z",
+    }
+    listing.write_text(json.dumps({"projects": [entry, gone]}, indent=2))
+    return db
+
+
+def lay_out_continue(home: Path) -> Path:
+    folder = home / ".continue" / "sessions"
+    shutil.copytree(AGENT_FIXTURES / "continue" / "sessions", folder)
+    return folder

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import shutil
+import sqlite3
 from pathlib import Path
 
+from paths import REPO, TRANSCRIPTS
 from recall.agents import Adapter
 from recall.types import Parsed, SessionPart
 
@@ -35,3 +38,22 @@ def apply(store: Store, parts: list[SessionPart]) -> None:
                     del msgs[k]
         for m in part.messages:
             msgs[m.key] = (m.role, m.text, m.timestamp)
+
+
+FIXTURE_HOME = REPO / "tests" / "fixtures" / "home"
+"""recall's fixtures for Copilot CLI, Pi, OpenClaw and Qwen Code, laid out as a home folder."""
+
+
+def make_home(home: Path) -> Path:
+    """`FIXTURE_HOME` copied to `home`, with the shared Copilot samples where Copilot writes
+    them and Copilot's `session-store.db` built from its SQL."""
+    shutil.copytree(FIXTURE_HOME, home, dirs_exist_ok=True)
+    state = home / ".copilot" / "session-state"
+    shared = TRANSCRIPTS / "copilot" / "agent-sessions"
+    shutil.copy(shared / "small.jsonl", state / "copilot_stage0_small.jsonl")  # the flat layout
+    shutil.copy(shared / "schema_drift.jsonl", state / "copilot_stage0_drift.jsonl")
+    shutil.copytree(shared / "subdir_v1", state, dirs_exist_ok=True)
+    sql = (home / ".copilot" / "session-store.sql").read_text("utf-8")
+    with sqlite3.connect(home / ".copilot" / "session-store.db") as db:
+        db.executescript(sql)
+    return home

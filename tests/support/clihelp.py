@@ -23,8 +23,12 @@ SESSION_FIELDS = {
     "snippet",
     "source",
     "message_index",
+    "matched",
+    "relevance",
+    "weak",
 }
-"""The fields of a session result in `--json` (README, "Searching", plus `source`)."""
+"""The fields of a session result in `--json` (README, "Searching", plus `source`; `matched`,
+`relevance` and `weak` from the relevance bar, docs/search.md)."""
 
 
 def run(

@@ -234,6 +234,148 @@ gemini_document = st.builds(
     ),
 )
 
+# --- Copilot CLI -----------------------------------------------------------------
+copilot_data = obj(
+    ("content",),
+    content=texts,
+    sessionId=ids,
+    startTime=stamps,
+    context=obj(cwd=st.sampled_from(["/c", " ", ""]), repository=ids, branch=ids),
+    copilotVersion=ids,
+    selectedModel=ids,
+    newModel=ids,
+    cwd=st.sampled_from(["/c", "/d"]),
+    source=st.sampled_from(["skill-pdf", "", "agent-1"]),
+    isAutopilotContinuation=st.booleans(),
+    apiCallId=st.sampled_from(["r1", "r2", ""]),
+    parentToolCallId=ids,
+    model=ids,
+)
+copilot_line = obj(
+    ("type", "data"),
+    type=st.sampled_from(
+        ["user.message", "assistant.message"] * 4
+        + [
+            "session.start",
+            "session.resume",
+            "session.context_changed",
+            "session.model_change",
+            "tool.execution_complete",
+            "system.message",
+            "novel.event",
+        ]
+    ),
+    id=ids,
+    parentId=ids,
+    timestamp=stamps,
+    agentId=st.sampled_from(["sub1", "sub2", ""]),
+    data=copilot_data,
+)
+
+# --- Pi / OpenClaw --------------------------------------------------------------
+pi_ids = st.sampled_from(["a1", "a2", "a3", "b1", "b2", " ", ""])
+pi_block = obj(
+    ("type", "text"),
+    type=st.sampled_from(["text", "thinking", "toolCall", "image"]),
+    text=texts,
+    thinking=texts,
+)
+pi_line = st.one_of(
+    obj(
+        ("type", "id", "parentId"),
+        type=st.sampled_from(
+            ["message"] * 6
+            + ["session_info", "model_change", "compaction", "branch_summary", "label", "novel"]
+        ),
+        id=pi_ids,
+        parentId=st.one_of(st.none(), pi_ids),
+        timestamp=stamps,
+        name=texts,
+        modelId=ids,
+        message=obj(
+            ("role", "content"),
+            role=st.sampled_from(["user", "assistant", "toolResult", "bashExecution", "custom"]),
+            content=st.one_of(texts, st.lists(st.one_of(pi_block, texts), max_size=3)),
+            model=st.sampled_from(["m", "delivery-mirror", ""]),
+            timestamp=stamps,
+        ),
+    ),
+    obj(
+        ("type",),
+        type=st.just("session"),
+        id=ids,
+        cwd=st.sampled_from(["/p", " ", ""]),
+        timestamp=stamps,
+        parentSession=st.sampled_from(["/s/x_abc.jsonl", "C:\\s\\y_def.jsonl", "_", ""]),
+    ),
+)
+
+# --- Qwen Code ------------------------------------------------------------------
+qwen_line = obj(
+    ("type", "uuid", "parentUuid"),
+    type=st.sampled_from(["user", "assistant"] * 4 + ["tool_result", "system", "system", "novel"]),
+    uuid=pi_ids,
+    parentUuid=st.one_of(st.none(), pi_ids),
+    sessionId=ids,
+    timestamp=stamps,
+    cwd=st.sampled_from(["/q", " ", ""]),
+    version=ids,
+    gitBranch=ids,
+    model=ids,
+    provenance=st.sampled_from(["real_user", "assistant_output", "goal_control", "system"]),
+    isSidechain=st.booleans(),
+    agentId=ids,
+    agentName=ids,
+    subtype=st.sampled_from(["custom_title", "parent_session", "rewind", "novel"]),
+    systemPayload=obj(
+        customTitle=texts,
+        titleSource=st.sampled_from(["auto", "manual"]),
+        parentSessionId=ids,
+    ),
+    message=obj(("role", "parts"), role=st.sampled_from(["user", "model"]), parts=gemini_parts),
+)
+
+# --- Cursor agent transcripts ------------------------------------------------------
+cursor_texts = st.one_of(
+    texts,
+    texts.map(lambda t: f"<user_info>x</user_info><user_query>{t}</user_query>"),
+    st.tuples(texts, texts).map(lambda p: f"<user_query>{p[0]}</user_query>{p[1]}<user_query>"),
+)
+cursor_block = obj(
+    ("type",),
+    type=st.sampled_from(["text", "thinking", "tool_use", "tool_result", "image", "custom"]),
+    text=cursor_texts,
+)
+cursor_content = st.one_of(cursor_texts, st.lists(st.one_of(cursor_block, texts), max_size=3))
+cursor_line = st.one_of(
+    obj(
+        ("role",),
+        role=st.sampled_from(["user", "assistant", " user ", "tool", "system"]),
+        message=obj(content=cursor_content),
+        content=cursor_content,
+    ),
+    obj(("type",), type=st.just("turn_ended"), status=ids),
+)
+
+# --- Antigravity CLI steps ------------------------------------------------------------
+antigravity_texts = st.one_of(
+    texts,
+    texts.map(lambda t: f"<USER_REQUEST>\n{t}\n</USER_REQUEST>\n<USER_SETTINGS_CHANGE>x"),
+    st.tuples(texts, texts).map(lambda p: f"{p[0]}<ADDITIONAL_METADATA>{p[1]}"),
+)
+antigravity_line = obj(
+    ("type",),
+    step_index=st.integers(0, 20),
+    source=st.sampled_from(["USER_EXPLICIT", "MODEL", "SYSTEM", "novel"]),
+    type=st.sampled_from(
+        ["USER_INPUT", "PLANNER_RESPONSE"] * 3 + ["RUN_COMMAND", "CHECKPOINT", "novel"]
+    ),
+    created_at=stamps,
+    content=antigravity_texts,
+    thinking=texts,
+    tool_calls=st.just([{"name": "list_dir", "args": {}}]),
+)
+
 # --- lines and files -----------------------------------------------------------
 
 
@@ -265,7 +407,17 @@ def transcript(record: st.SearchStrategy[Any]) -> st.SearchStrategy[bytes]:
     return st.builds(lambda ls, end: b"\n".join(ls) + end, lines, newline)
 
 
-AGENT_LINES = {"claude": claude_line, "codex": codex_line, "gemini": gemini_line}
+AGENT_LINES = {
+    "claude": claude_line,
+    "codex": codex_line,
+    "gemini": gemini_line,
+    "copilot": copilot_line,
+    "cursor": cursor_line,
+    "antigravity": antigravity_line,
+    "pi": pi_line,
+    "openclaw": pi_line,
+    "qwen": qwen_line,
+}
 ORIGINS = {
     "claude": [
         ("file", None, None, False),
@@ -275,4 +427,10 @@ ORIGINS = {
     ],
     "codex": [("0199aaaa-0000-7000-8000-000000000001", None, None, False)],
     "gemini": [("session-x", None, None, False), ("child", None, "parent", False)],
+    "copilot": [("5b0c7c2e-1f7a-4d7e-9a51-2f6d0f1c9e11", None, None, False)],
+    "cursor": [("c1", None, None, False), ("c1:agent-a1", None, "c1", False)],
+    "antigravity": [("b7e2c1d4", None, None, False)],
+    "pi": [("01919f5e-7a2b-7c3d-8e4f-5a6b7c8d9e0f", None, None, False)],
+    "openclaw": [("8a7b6c5d", None, None, False)],
+    "qwen": [("6f5e4d3c", None, None, False)],
 }

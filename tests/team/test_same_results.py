@@ -58,30 +58,17 @@ def _index(team: Team, capsys: pytest.CaptureFixture[str], sessions: int, embed:
 def _compare(conv: Any, mode: str, sessions: int) -> tuple[float, float, float, float]:
     """(mean overlap of the top fives, share of equal first results, local recall@5,
     the team's recall@5) over the questions whose evidence is in the first `sessions`."""
-    from recall.cli.search import local_search
-    from recall.peers.protocol import SearchRequest
-    from recall.search.results import Filters
+    from recall.search.engine import search
+    from recall.search.request import SearchRequest
     from recall.team.ask import ask
 
     asked = [(q, ev) for q, ev in loc.questions(conv) if all(s <= sessions for s, _ in ev)]
     overlap, first, gold_local, gold_team = 0.0, 0, 0, 0
     for question, evidence in asked:
         text = question["question"]
-        request = SearchRequest(
-            q=text,
-            agents=[],
-            project=None,
-            since=None,
-            until=None,
-            limit=5,
-            mode=mode,
-            fusion=None,
-            decay=None,
-            messages=False,
-            scope="sessions",
-        )
-        mine = [r.session_id for r in local_search(request)[0].output.results]
-        outcome = ask(text, Filters(), 5, mode)[0]
+        request = SearchRequest(text=text, mode=mode, limit=5, scope="sessions")
+        mine = [r.session_id for r in search(request)[0].output.results]
+        outcome = ask(request, ["team"])[0]
         assert outcome.mode == mode, outcome.note
         theirs = [r.session_id for r in outcome.output.results]
         gold = {loc.session_id(conv, s) for s, _ in evidence}

@@ -47,7 +47,7 @@ def test_settings_that_cannot_work_are_one_line_each(
     code, _, err = call(capsys, "team", "push")
     assert code == 2 and "readable by others: chmod 600" in err
     code, _, err = call(capsys, "search", "x", "--person", "bob")
-    assert code == 2 and "--person narrows the team's index: add --team" in err
+    assert code == 2 and "a person narrows the team's index: ask the team too (--team)" in err
 
 
 def test_an_unreachable_team_costs_one_line_and_local_results_still_print(

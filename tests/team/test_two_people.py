@@ -98,7 +98,8 @@ def test_each_finds_the_others_shared_sessions_and_never_the_unshared(
 
 
 def test_the_agents_tools_include_the_team_when_asked(pushed: Team) -> None:
-    from recall.mcp.history import search_history, show_session
+    from recall.mcp.history import search_history
+    from recall.mcp.show import show_session
 
     pushed.home("alice", "laptop", projects=["/work/*"], share=["/work/app"])
     found = search_history({"query": "invoice", "team": True})
@@ -107,7 +108,7 @@ def test_the_agents_tools_include_the_team_when_asked(pushed: Team) -> None:
     assert not any(sid == "b-private" for sid, _ in where) and "note" not in found
     alone = search_history({"query": "invoice"})
     assert {r["computer"] for r in alone["results"]} == {"laptop"}
-    page = show_session({"session": "b-shared", "computer": "team:bob@desk"})
+    page = show_session({"session_id": "b-shared", "start": 0, "computer": "team:bob@desk"})
     assert page["computer"] == "team:bob@desk"
     assert [m["text"] for m in page["messages"]][1] == "use decimal not float"
 
@@ -155,3 +156,21 @@ def test_forget_removes_the_rows_and_they_stay_gone(
     forget_loaded()  # as a new process would read it
     assert _push(capsys)["deleted"] == 1
     assert _rows(pushed, "recall_admin") == {"b-shared", "b-private"}
+
+
+def test_the_teams_results_are_judged_by_the_bar_like_this_computers(
+    pushed: Team, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Merged with local results, a team result says how it matched and whether it clears the
+    relevance bar on the same scale: bob's session holds only the common word of the two."""
+    pushed.home("alice", "laptop", projects=["/work/*"], share=["/work/app"])
+    code, out, err = call(capsys, "search", "invoice", "kerning", "--team", "--json")
+    assert code == 0, err
+    found = {r["session_id"]: r for r in json.loads(out)["results"]}
+    mine, theirs = found["a-shared"], found["b-shared"]
+    assert mine["computer"] == "laptop" and theirs["computer"] == "team:bob@desk"
+    assert (mine["matched"], mine["weak"]) == ("every word", False)
+    assert (theirs["matched"], theirs["weak"]) == ("some words", True)
+    assert 0 <= theirs["relevance"] < 1 <= mine["relevance"]
+    code, _, err = call(capsys, "search", "harfbuzz", "--computer", "bob", "team", "--json")
+    assert code == 2 and "no peer named 'bob'" in err  # the team is no peer

@@ -42,7 +42,7 @@ def _str(value: Any) -> str | None:
     return scrub(value).strip() or None if isinstance(value, str) else None
 
 
-def _stamp(value: Any) -> str | None:
+def stamp(value: Any) -> str | None:
     """An ISO timestamp string; epoch seconds/milliseconds are converted."""
     if isinstance(value, bool):
         return None
@@ -84,7 +84,7 @@ class _Run:
         sid = _str(rec.get("sessionId"))
         if sid and not isinstance(st.get("sid"), str):
             st["sid"] = sid
-        st["started"] = st.get("started") or _stamp(rec.get("startTime", rec.get("start_time")))
+        st["started"] = st.get("started") or stamp(rec.get("startTime", rec.get("start_time")))
         dirs = rec.get("directories")
         first = _str(dirs[0]) if isinstance(dirs, list) and dirs else None
         if first:
@@ -119,8 +119,8 @@ class _Run:
             self.parsed.skip(SKIP_BAD_SHAPE)
         elif kind not in _DROPPED_TYPES:
             self.parsed.skip(SKIP_UNKNOWN)
-        stamp = _stamp(rec.get("timestamp", rec.get("ts")))
-        kept = Message(key, role, text, stamp) if text and role else None
+        when = stamp(rec.get("timestamp", rec.get("ts")))
+        kept = Message(key, role, text, when) if text and role else None
         i = self.pos.get(key)
         if i is None:
             self.pos[key] = len(self.order)

@@ -16,6 +16,21 @@ def parse_transcript(
         from recall._twin.codex import parse
     elif agent == "gemini":
         from recall._twin.gemini import parse
+    elif agent == "copilot":
+        from recall._twin.copilot import parse
+    elif agent == "cursor":
+        from recall._twin.cursor import parse
+    elif agent in ("pi", "openclaw"):
+        from recall._twin.pi import parse as parse_pi
+
+        return flatten(parse_pi(agent, origin, data, base, state))
+    elif agent == "qwen":
+        from recall._twin.qwen import parse
+    elif agent == "antigravity":
+        from recall._twin.antigravity import parse
     else:
-        raise ValueError(f"no transcript parser for agent {agent!r} (known: claude, codex, gemini)")
+        raise ValueError(
+            f"no transcript parser for agent {agent!r}"
+            " (known: antigravity, claude, codex, copilot, cursor, gemini, openclaw, pi, qwen)"
+        )
     return flatten(parse(origin, data, base, state))

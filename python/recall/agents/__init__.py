@@ -4,14 +4,22 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from recall.agents.aider import AiderAdapter
+from recall.agents.antigravity import AntigravityAdapter
 from recall.agents.base import Adapter
 from recall.agents.claude import ClaudeAdapter
 from recall.agents.cline import ClineAdapter, RooAdapter
 from recall.agents.codex import CodexAdapter
+from recall.agents.continuedev import ContinueAdapter
+from recall.agents.copilot import CopilotAdapter
+from recall.agents.crush import CrushAdapter
 from recall.agents.cursor import CursorAdapter
 from recall.agents.gemini import GeminiAdapter
+from recall.agents.goose import GooseAdapter
 from recall.agents.jsonl_import import JsonlImportAdapter
 from recall.agents.opencode import OpenCodeAdapter
+from recall.agents.pi import OpenClawAdapter, PiAdapter
+from recall.agents.qwen import QwenAdapter
 from recall.errors import UsageError
 
 ADAPTERS: dict[str, Adapter] = {
@@ -24,9 +32,22 @@ ADAPTERS: dict[str, Adapter] = {
         CursorAdapter(),
         ClineAdapter(),
         RooAdapter(),
+        CopilotAdapter(),
+        OpenClawAdapter(),
+        PiAdapter(),
+        QwenAdapter(),
+        GooseAdapter(),
+        CrushAdapter(),
+        ContinueAdapter(),
+        AntigravityAdapter(),
+        AiderAdapter(),
     )
 }
 """Agents whose transcripts `recall sync` discovers."""
+
+_SNIFF_ORDER = ("antigravity", "copilot", "openclaw", "pi", "qwen")
+"""Asked first by `adapter_for`: Qwen's lines look like Claude's and OpenClaw's
+like Pi's, so the adapter with the narrower test answers first."""
 
 IMPORT = JsonlImportAdapter()
 """The plain JSONL import format (`recall ingest --format jsonl`)."""
@@ -34,7 +55,9 @@ IMPORT = JsonlImportAdapter()
 
 def adapter_for(path: Path) -> Adapter | None:
     """The agent whose transcript `path` looks like (the first adapter that owns it)."""
-    return next((a for a in ADAPTERS.values() if a.owns(path)), None)
+    first = [ADAPTERS[n] for n in _SNIFF_ORDER]
+    rest = [a for a in ADAPTERS.values() if a.name not in _SNIFF_ORDER]
+    return next((a for a in (*first, *rest) if a.owns(path)), None)
 
 
 def adapter_named(name: str) -> Adapter:

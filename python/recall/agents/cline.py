@@ -208,7 +208,7 @@ class TaskAdapter:
 
     incremental = False
     resume: tuple[str, ...] = ()
-    """No command of this agent reopens a session by id (`recall resume` says so)."""
+    """No command is known to reopen a session by id (docs/agents.md, "Resuming")."""
 
     def __init__(self, name: str, extension: str, sdk: bool) -> None:
         self.name = name

@@ -3,9 +3,10 @@ the IDE's chat rows in `state.vscdb` (`recall.agents.cursor_db`), one adapter.
 
 Transcripts come as `<id>.jsonl`, `<id>/<id>.jsonl` with sub-agents in
 `<id>/subagents/<agentId>.jsonl`, or the legacy `<id>.txt`. A JSONL line is
-`{"role", "message": {"content": string | blocks}}`; kept: `text` blocks (and an
+`{"role", "message": {"content": string | blocks}}`, read by the core
+(`rust/src/cursor.rs`, twin `recall._twin.cursor`): kept are `text` blocks (and an
 unknown block's visible `text`), the user's words inside `<user_query>` when
-that wrapper is there. Skipped: thinking, tool calls and results, images, the
+that wrapper is there; skipped are thinking, tool calls and results, images, the
 roleless `turn_ended` lines. A message's key is `<session>@<byte offset>` (an
 offset alone would repeat in every file). Lines carry no time: a message is stamped with
 the file's mtime when it was read. The project is the workspace folder the
@@ -21,35 +22,20 @@ from pathlib import Path
 from typing import Any
 
 from recall import _accel
+from recall.agent_cli import RESUME
 from recall.agent_homes import app_data_dirs, cursor_homes
 from recall.agents import cursor_db
-from recall.agents.base import StoredSession, iter_json_lines
-from recall.agents.rows import string, when
+from recall.agents.base import StoredSession
+from recall.agents.rows import when
+from recall.agents.transcript import parse_transcript
 from recall.textutil import scrub
 from recall.types import ASSISTANT, USER, Message, Origin, Parsed, SessionInfo, SessionPart
 
 AGENT = "cursor"
 _ROLES = {"user": USER, "assistant": ASSISTANT}
-_HIDDEN = frozenset(
-    {"thinking", "redacted_thinking", "tool_use", "tool_call", "tool_result", "tool-result",
-     "image", "file"}
-)  # fmt: skip
 _QUERY = re.compile(r"<user_query>(.*?)</user_query>", re.DOTALL)
 _TXT_ROLE = re.compile(r"^(user|assistant):\s*$")
 _TXT_SECTION = re.compile(r"^\s*\[(Thinking|Tool call|Tool result)\]")
-
-
-def block_text(content: Any) -> str:
-    """The visible text of a message's content: a string, or its text-bearing blocks."""
-    if isinstance(content, str):
-        return content.strip()
-    texts = []
-    for block in content if isinstance(content, list) else []:
-        if isinstance(block, str):
-            texts.append(block)
-        elif isinstance(block, dict) and block.get("type") not in _HIDDEN:
-            texts.append(string(block.get("text")))
-    return "\n\n".join(t for t in texts if t).strip()
 
 
 def user_words(text: str) -> str:
@@ -111,22 +97,14 @@ def _stamp(path: Path) -> str | None:
         return None
 
 
-def _parse_jsonl(path: Path, data: bytes, offset: int) -> Parsed:
-    parsed = Parsed()
-    sid, parent = _layout(path)
-    part = SessionPart(SessionInfo(sid, AGENT, _workspace(path), parent_session_id=parent))
-    stamp = _stamp(path)
-    for at, obj in iter_json_lines(data, parsed, base=offset):
-        role = _ROLES.get(string(obj.get("role")))
-        if role is None:
-            continue  # turn_ended and other markers
-        message = obj.get("message")
-        content = message.get("content") if isinstance(message, dict) else obj.get("content")
-        text = block_text(content)
-        text = user_words(text) if role == USER else text
-        if text:
-            part.messages.append(Message(f"{sid}@{at}", role, scrub(text), stamp))
-    parsed.parts = [part]
+def _parse_jsonl(path: Path, data: bytes, offset: int, state: dict[str, Any]) -> Parsed:
+    """The lines are read by the core (`rust/src/cursor.rs`, twin `recall._twin.cursor`);
+    what needs the disk is added here: the workspace folder and the file's mtime."""
+    parsed = parse_transcript(AGENT, data, offset, state, _origin(path))
+    project, stamp = _workspace(path), _stamp(path)
+    for part in parsed.parts:
+        part.info.project = project
+        part.messages = [Message(m.key, m.role, m.text, stamp) for m in part.messages]
     return parsed
 
 
@@ -170,6 +148,8 @@ class CursorAdapter:
     """No command of this agent reopens a session by id (`recall resume` says so)."""
     incremental = True
     """JSONL transcripts resume from an offset; `.txt` ones are read whole."""
+    resume = RESUME["cursor"]
+    """No command is known to reopen a session by id (docs/agents.md, "Resuming")."""
 
     def default_roots(self) -> list[Path]:
         home = Path.home()
@@ -194,13 +174,12 @@ class CursorAdapter:
         return path.suffix == ".txt"
 
     def origin(self, path: Path) -> Origin:
-        sid, parent = _layout(path)
-        return (sid, None, parent, self.whole_file(path))
+        return _origin(path)
 
     def parse(self, path: Path, data: bytes, offset: int, state: dict[str, Any]) -> Parsed:
         if self.whole_file(path):
             return _parse_txt(path, data)
-        return _parse_jsonl(path, data, offset)
+        return _parse_jsonl(path, data, offset, state)
 
     def sessions(self, root: Path) -> Iterator[StoredSession]:
         yield from cursor_db.sessions(root, _transcript_roots())
@@ -209,9 +188,14 @@ class CursorAdapter:
         return cursor_db.read(stored, _transcript_roots())
 
 
+def _origin(path: Path) -> Origin:
+    sid, parent = _layout(path)
+    return (sid, None, parent, path.suffix == ".txt")
+
+
 def _transcript_roots() -> list[Path]:
     """Where a chat's agent transcript would be (a chat with one is read from it)."""
     return [h / "projects" for h in cursor_homes(Path.home())]
 
 
-__all__ = ["CursorAdapter", "block_text", "decode_workspace", "user_words"]
+__all__ = ["CursorAdapter", "decode_workspace", "user_words"]

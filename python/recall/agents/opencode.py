@@ -21,6 +21,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from recall.agent_cli import RESUME
 from recall.agent_homes import opencode_roots
 from recall.agents.agentdb import (
     SKIP_BIG_ROW,
@@ -298,6 +299,8 @@ class OpenCodeAdapter:
     resume: tuple[str, ...] = ()
     """No command of this agent reopens a session by id (`recall resume` says so)."""
     incremental = False
+    resume = RESUME["opencode"]
+    """No command is known to reopen a session by id (docs/agents.md, "Resuming")."""
 
     def default_roots(self) -> list[Path]:
         return opencode_roots(Path.home())

@@ -7,12 +7,14 @@ adapters look the same whichever core is active.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from recall import _accel
+from recall.safeio import MAX_LINE, open_regular
 from recall.types import Message, Origin, Parsed, SessionInfo, SessionPart
 
-__all__ = ["Origin", "parse_transcript"]
+__all__ = ["Origin", "parse_branching", "parse_transcript"]
 
 
 def parse_transcript(
@@ -33,4 +35,39 @@ def parse_transcript(
         parts.append(SessionPart(info, messages, replace, rewinds))
     return Parsed(
         parts=parts, offset=offset, state=new_state, skipped=dict(skipped), summaries=summaries
+    )
+
+
+def parse_branching(
+    agent: str, path: Path, data: bytes, base: int, state: dict[str, Any], origin: Origin
+) -> Parsed:
+    """`parse_transcript` for a transcript written as a tree (Pi, OpenClaw, Qwen Code).
+
+    When the active branch moved back to entries an earlier parse read (the
+    core says `reread`), the file is read again from the start to where this
+    parse ended, and each session it holds is replaced: the mirror is then
+    what one parse of the whole file gives. A file that cannot be read again
+    keeps what this parse found.
+    """
+    parsed = parse_transcript(agent, data, base, state, origin)
+    if not parsed.state.pop("reread", False) or base == 0:
+        return parsed
+    end = base + parsed.offset
+    try:
+        with open_regular(path) as fh:
+            whole = fh.read(end) if end <= MAX_LINE else b""
+    except OSError:
+        whole = b""
+    if len(whole) < end:
+        return parsed
+    again = parse_transcript(agent, whole, 0, {}, origin)
+    again.state.pop("reread", None)
+    for part in again.parts:
+        part.replace = True
+    return Parsed(
+        parts=again.parts,
+        offset=parsed.offset,
+        state=again.state,
+        skipped=parsed.skipped,
+        summaries=again.summaries,
     )

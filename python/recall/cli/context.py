@@ -131,7 +131,8 @@ def _context(event: str, fmt: str, budget: int, deadline: float) -> str:
         from recall.log import log
 
         log(f"context --event {event}: no excerpts: {type(exc).__name__}: {exc}")
-    facts.memory = memory_head(data_dir() / "MEMORY.md")
+    if event == "session-start" or facts.excerpts:  # a prompt with nothing to add: silence
+        facts.memory = memory_head(data_dir() / "MEMORY.md")
     return output(redacted(facts), fmt, event, budget)
 
 

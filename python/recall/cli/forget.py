@@ -33,7 +33,6 @@ def add_parser(subs: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from recall.cli.render import print_json
-    from recall.cli.search import known_agents, project_arg
     from recall.errors import RecallError, UsageError
     from recall.memory.digest_forget import Taken, affected, describe, purge
     from recall.memory.files import drop_orphans
@@ -46,6 +45,8 @@ def run(args: argparse.Namespace) -> int:
         targets,
     )
     from recall.record import asdict
+    from recall.search.engine import known_agents
+    from recall.search.request import project_arg
     from recall.store import open_writer
 
     args.project = project_arg(args.project)

@@ -17,16 +17,16 @@ def add_parser(subs: Any) -> None:
         ("uninstall", "take them out again (restoring each file when nothing else changed)"),
     ):
         add_options(actions.add_parser(name, help=text), uninstall=name == "uninstall")
+    from recall.setup.where import AGENTS
+
     status = actions.add_parser("status", help="what each agent has of recall")
-    status.add_argument(
-        "--agent", action="append", default=[], choices=("claude", "codex", "gemini")
-    )
+    status.add_argument("--agent", action="append", default=[], choices=AGENTS)
     status.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from recall.cli.setup import AFTER, change, chosen
+    from recall.cli.setup import AFTER, NAMES, change, chosen
 
     home = Path.home()
     if args.action == "status":
@@ -35,10 +35,7 @@ def run(args: argparse.Namespace) -> int:
     if not agents:
         from recall.setup.where import shown
 
-        print(
-            f"No Claude Code, Codex or Gemini CLI configuration found in {shown(home)}; "
-            "name one with --agent"
-        )
+        print(f"No {NAMES} configuration found in {shown(home)}; name one with --agent")
         return 0
     installing = args.action == "install"
     code = change(agents, home, installing, args.context, args.dry_run)
@@ -60,8 +57,12 @@ def _status(args: argparse.Namespace, home: Path) -> int:
     for s in found:
         state = "installed" if s.installed else "not installed"
         print(f"{s.agent} ({state}):")
-        print(f"  hooks in {s.hooks_file}: {', '.join(s.hooks) or 'none of recall'}")
-        print(f"  MCP server in {s.mcp_file}: {'recall' if s.mcp else 'not registered'}")
+        if s.hooks_file:
+            print(f"  hooks in {s.hooks_file}: {', '.join(s.hooks) or 'none of recall'}")
+        else:
+            print("  hooks: none (the agent has none recall uses; sync finds its sessions)")
+        for where in s.mcp_files or [s.mcp_file]:
+            print(f"  MCP server in {where}: {'recall' if s.mcp else 'not registered'}")
         for line in s.broken:
             print(f"  cannot run: {line}")
         for line in s.problems:

@@ -158,11 +158,57 @@ def _keep_out(payload: dict[str, Any], agents: list[str]) -> None:
             forget_marked(db, session.strip(), name)
 
 
+class ImportMeter:
+    """An import's progress on one rewritten stderr line: MB read, messages, MB/s, ETA."""
+
+    EVERY = 0.25
+
+    def __init__(self, stream: Any) -> None:
+        from recall.cli.embed import Meter
+
+        self.line = Meter(stream)
+
+    def __call__(self, tick: Any) -> None:
+        import time
+
+        from recall.cli.embed import duration
+
+        if time.monotonic() - self.line.drawn < self.EVERY:
+            return
+        mb = 1024 * 1024
+        ran = tick.done - tick.start
+        rate = ran / tick.seconds if tick.seconds > 0 else 0.0
+        text = f"Importing {tick.done / mb:,.1f}"
+        if tick.total:
+            text += f"/{tick.total / mb:,.1f}"
+        text += f" MB, {tick.messages:,} messages"
+        if ran and tick.seconds > 0.5:
+            text += f", {rate / mb:.1f} MB/s"
+            if tick.total and tick.total > tick.done:
+                text += f", ETA {duration((tick.total - tick.done) / rate)}"
+        self.line._draw(text)
+
+    def end(self) -> None:
+        self.line.end()
+
+
+def _stdin_size() -> int | None:
+    """stdin's size when it is a regular file (`< file`): an import's ETA needs it."""
+    import os
+    import stat
+
+    try:
+        st = os.fstat(sys.stdin.buffer.fileno())
+    except (OSError, ValueError, AttributeError):
+        return None
+    return st.st_size if stat.S_ISREG(st.st_mode) else None
+
+
 def _run_paths(args: argparse.Namespace) -> int:
     from recall.agents import ADAPTERS, IMPORT, Adapter, adapter_for, adapter_named
     from recall.config import computer_name
     from recall.errors import NotFoundError, RecallError, UsageError
-    from recall.ingest import ingest_bytes, ingest_path, resolve
+    from recall.ingest import ingest_path, resolve
     from recall.store import open_writer
     from recall.types import Parsed
     from recall.vetting import shown, vet
@@ -172,69 +218,88 @@ def _run_paths(args: argparse.Namespace) -> int:
         raise UsageError("nothing to ingest: give a PATH, --transcript PATH or --event")
     if args.format == "jsonl" and args.agent:
         raise UsageError("--format jsonl takes the agent from each line's 'agent' field")
+    if "-" in targets and args.format != "jsonl":
+        raise UsageError("'-' (stdin) needs --format jsonl")
     computer = computer_name()
     sessions: set[str] = set()
+    imported = 0
     files = 0
     skipped: dict[str, int] = {}
     passed_over: list[tuple[str, str]] = []
+    meter = ImportMeter(sys.stderr) if args.format == "jsonl" and sys.stderr.isatty() else None
 
-    def count(parsed: Parsed) -> None:
-        for reason, n in parsed.skipped.items():
+    def count(found: dict[str, int]) -> None:
+        for reason, n in found.items():
             skipped[reason] = skipped.get(reason, 0) + n
 
+    def count_parsed(parsed: Parsed) -> None:
+        count(parsed.skipped)
+        sessions.update(part.info.session_id for part in parsed.parts)
+
     with open_writer() as store:
-        for target in targets:
-            if target == "-":
-                if args.format != "jsonl":
-                    raise UsageError("'-' (stdin) needs --format jsonl")
-                parsed = ingest_bytes(store, IMPORT, sys.stdin.buffer.read(), computer)
-                count(parsed)
-                sessions.update(part.info.session_id for part in parsed.parts)
-                continue
-            path = resolve(target)
-            if not path.exists():
-                raise NotFoundError(f"no such file or directory: {target}")
-            adapter: Adapter | None = (
-                IMPORT
-                if args.format == "jsonl"
-                else (adapter_named(args.agent) if args.agent else None)
-            )
-            if path.is_dir():
-                candidates = [
-                    (a, p)
-                    for a in ([adapter] if adapter else list(ADAPTERS.values()))
-                    for p in a.discover(path)
-                ]
-                if adapter is None:  # several adapters may claim a file: ask each
-                    seen: dict[Path, Adapter] = {}
-                    for a, p in candidates:
-                        if p not in seen and a.owns(p):
-                            seen[p] = a
-                    candidates = [(a, p) for p, a in seen.items()]
-            else:
-                chosen = adapter or adapter_for(path)
-                if chosen is None:
-                    raise UsageError(f"cannot tell which agent wrote {target}; pass --agent")
-                _, why = vet(path)
-                if why:  # the file asked for: one line, as for a missing one
-                    raise RecallError(f"cannot ingest {shown(path)}: {why}")
-                candidates = [(chosen, path)]
-            for a, p in candidates:
-                real, why = vet(p)  # as sync: pass over what cannot be read or keyed
-                if why:
-                    passed_over.append((shown(p), why))
+        try:
+            for target in targets:
+                if target == "-":
+                    from recall.imports import import_stream
+
+                    stdin = sys.stdin.buffer
+                    report = import_stream(store, stdin, computer, _stdin_size(), meter)
+                    count(report.skipped)
+                    imported += report.sessions
                     continue
-                job = ingest_path(store, a, real, computer, force=args.force)
-                files += 1
-                if job is not None:
-                    count(job.parsed)
-                    sessions.update(part.info.session_id for part in job.parsed.parts)
+                path = resolve(target)
+                if not path.exists():
+                    raise NotFoundError(f"no such file or directory: {target}")
+                adapter: Adapter | None = (
+                    IMPORT
+                    if args.format == "jsonl"
+                    else (adapter_named(args.agent) if args.agent else None)
+                )
+                if path.is_dir():
+                    candidates = [
+                        (a, p)
+                        for a in ([adapter] if adapter else list(ADAPTERS.values()))
+                        for p in a.discover(path)
+                    ]
+                    if adapter is None:  # several adapters may claim a file: ask each
+                        seen: dict[Path, Adapter] = {}
+                        for a, p in candidates:
+                            if p not in seen and a.owns(p):
+                                seen[p] = a
+                        candidates = [(a, p) for p, a in seen.items()]
+                else:
+                    chosen = adapter or adapter_for(path)
+                    if chosen is None:
+                        raise UsageError(f"cannot tell which agent wrote {target}; pass --agent")
+                    _, why = vet(path)
+                    if why:  # the file asked for: one line, as for a missing one
+                        raise RecallError(f"cannot ingest {shown(path)}: {why}")
+                    candidates = [(chosen, path)]
+                for a, p in candidates:
+                    real, why = vet(p)  # as sync: pass over what cannot be read or keyed
+                    if why:
+                        passed_over.append((shown(p), why))
+                        continue
+                    files += 1
+                    if a is IMPORT:  # streamed, in bounded pieces, resumable
+                        from recall.imports import import_file
+
+                        report = import_file(store, real, computer, args.force, meter)
+                        count(report.skipped)
+                        imported += report.sessions
+                        continue
+                    job = ingest_path(store, a, real, computer, force=args.force)
+                    if job is not None:
+                        count_parsed(job.parsed)
+        finally:
+            if meter:
+                meter.end()
         from recall.privacy.forget import compact_if_pending  # a marker deleted one
 
         compact_if_pending(store)
     why = ", ".join(f"{n} {r}" for r, n in sorted(skipped.items()))
     print(
-        f"ingested {len(sessions)} sessions from "
+        f"ingested {len(sessions) + imported} sessions from "
         + ("stdin" if all(t == "-" for t in targets) else f"{files} file{'s' * (files != 1)}")
         + (f"; lines skipped: {why}" if why else "")
     )

@@ -21,7 +21,7 @@ COMMANDS: dict[str, str] = {
     "sync": "index every agent transcript on this computer",
     "search": "search past conversations",
     "show": "print one session's conversation",
-    "resume": "reopen a session in its own agent (claude, codex, gemini), in its folder",
+    "resume": "reopen a session in its own agent, in the folder it ran in",
     "pick": "search as you type, preview, Enter to show or resume (full terminal)",
     "status": "what is indexed, where, how fresh, which core",
     "demo": "index sample sessions into a throwaway home and search them",
@@ -32,7 +32,8 @@ COMMANDS: dict[str, str] = {
     "forget": "delete sessions for good (they stay forgotten)",
     "mcp": "serve search_history and show_session to an agent (MCP over stdio)",
     "context": "print what an agent should know at session start or prompt submit (a hook)",
-    "setup": "hook recall into Claude Code, Codex and Gemini CLI, register its MCP server, sync",
+    "setup": "hook recall into your agents (Claude Code, Codex, Gemini CLI, Cursor, OpenCode, "
+    "Cline, Roo Code), register its MCP server, sync",
     "hooks": "install, remove or show recall's hooks and MCP entry",
     "remember": "keep a fact (a preference, a decision, a name...)",
     "memories": "list, search, edit or forget memories",

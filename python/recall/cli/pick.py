@@ -47,7 +47,7 @@ def pick(query: str, agents: list[str]) -> int:
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise UsageError("`recall pick` needs a terminal; in a pipe use `recall search`")
     from recall.cli import pick_ui
-    from recall.cli.search import known_agents
+    from recall.search.engine import known_agents
     from recall.store import open_reader
 
     with open_reader() as store:

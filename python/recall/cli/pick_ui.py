@@ -67,10 +67,13 @@ class Picker:
             self.note = f"no session matches {query!r}" if query.strip() else "nothing indexed"
 
     def _search(self, query: str) -> list[Row]:
-        from recall.cli.search import search
-        from recall.search.results import Filters
+        from recall.search.engine import search
+        from recall.search.request import SearchRequest
 
-        outcome, _ = search(as_typed(query), Filters(agents=list(self.agents)), LIMIT, "keyword")
+        request = SearchRequest(
+            text=as_typed(query), agents=list(self.agents), limit=LIMIT, mode="keyword"
+        )
+        outcome, _ = search(request)
         return [
             Row(
                 session_id=r.session_id,

@@ -3,8 +3,10 @@
 Going back into the session a search found is what people most want from a
 session search. Each agent reopens a session by id from the folder it ran in
 (the adapter's `resume` command: `claude --resume ID`, `codex resume ID`,
-`gemini --resume ID`; docs/agents.md, "Resuming"), so recall changes to that
-folder and replaces itself with the agent; `--print` prints the command instead.
+`copilot --resume ID`, `opencode --session ID`, …; docs/agents.md,
+"Resuming"), so recall changes to that folder and replaces itself with the
+agent; `--print` prints the command instead. An agent with no such command
+(OpenClaw, Cline, …) is told apart from an imported session.
 A sub-agent's session resumes its parent, the conversation the agent can reopen.
 """
 
@@ -27,9 +29,7 @@ class Plan(Record):
 
 
 def add_parser(subs: Any) -> None:
-    p = subs.add_parser(
-        "resume", help="reopen a session in its own agent (claude, codex, gemini), in its folder"
-    )
+    p = subs.add_parser("resume", help="reopen a session in its own agent, in the folder it ran in")
     p.add_argument("session", help="a session id or a unique prefix of one, as search prints it")
     p.add_argument("--agent", metavar="A", help="the agent, when ids of two agents collide")
     p.add_argument(
@@ -53,8 +53,8 @@ def plan_for(session_id: str, agent: str, project: str | None, parent: str | Non
         )
     if not adapter.resume:
         raise UsageError(
-            f"{agent} has no command that reopens a session by id; "
-            f"read it with `recall show {session_id}`"
+            f"{agent} has no command that reopens a session by id (docs/agents.md, "
+            f'"Resuming"); read session {session_id} with `recall show {session_id}`'
         )
     target = parent or session_id.partition(":")[0]
     return Plan(argv=[*adapter.resume, target], cwd=project)
@@ -82,7 +82,7 @@ def hint(session_ref: str, agent: str) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from recall.cli.search import known_agents
+    from recall.search.engine import known_agents
     from recall.store import open_reader
     from recall.store.queries import resolve_session, split_ref
 

@@ -1,5 +1,10 @@
 """`recall setup`: hooks and the MCP server into every installed agent, then the first sync.
 
+Claude Code, Codex and Gemini CLI get hooks and the MCP server; Cursor its MCP
+server and a `stop` hook; OpenCode, Cline and Roo Code the MCP server alone
+(they have no hook recall could index a turn from: sync and the daemon find
+their sessions).
+
 `recall hooks install|uninstall|status` does the same per agent, without the
 sync. Every change is shown as a diff and backed up; running it again
 changes nothing; `recall hooks uninstall` takes it all back out.
@@ -17,13 +22,22 @@ AFTER = {
     "codex": "Codex: open /hooks in Codex and trust recall's hooks (Codex runs new hooks only "
     "once you have reviewed them); restart Codex to load the MCP server.",
     "gemini": "Gemini CLI: restart it to load the hooks and the MCP server.",
+    "cursor": "Cursor: restart it (or turn recall on under Settings > MCP) to load the MCP "
+    "server; its stop hook runs from the next turn.",
+    "opencode": "OpenCode: restart it to load the MCP server.",
+    "cline": "Cline: reload the editor window (or restart the server in Cline's MCP "
+    "Servers view) to load the MCP server.",
+    "roo": "Roo Code: reload the editor window (or refresh its MCP Servers view) to load the "
+    "MCP server.",
 }
+NAMES = "Claude Code, Codex, Gemini CLI, Cursor, OpenCode, Cline or Roo Code"
 
 
 def add_parser(subs: Any) -> None:
     p = subs.add_parser(
         "setup",
-        help="hook recall into Claude Code, Codex and Gemini CLI, register its MCP server, sync",
+        help="hook recall into your agents (Claude Code, Codex, Gemini CLI, Cursor, OpenCode, "
+        "Cline, Roo Code), register its MCP server, sync",
     )
     add_options(p)
     p.add_argument("--no-sync", action="store_true", help="skip the first `recall sync`")
@@ -45,15 +59,16 @@ def add_options(p: argparse.ArgumentParser, uninstall: bool = False) -> None:
         action="store_true",
         help="remove only the context hooks (indexing and the MCP server stay)"
         if uninstall
-        else "also inject context at session start and prompt submit (`recall context`)",
+        else "also inject context at session start and prompt submit (`recall context`; "
+        "Claude Code, Codex and Gemini CLI)",
     )
     p.add_argument("--dry-run", action="store_true", help="show the diff, write nothing")
 
 
 def chosen(asked: list[str], home: Path) -> list[str]:
-    from recall.setup.where import AGENTS, agent_dir
+    from recall.setup.where import AGENTS, installed
 
-    return list(dict.fromkeys(asked)) or [a for a in AGENTS if agent_dir(a, home).is_dir()]
+    return list(dict.fromkeys(asked)) or [a for a in AGENTS if installed(a, home)]
 
 
 def change(agents: list[str], home: Path, installing: bool, context: bool, dry_run: bool) -> int:
@@ -125,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
     if not agents:
         from recall.setup.where import shown
 
-        print("No Claude Code, Codex or Gemini CLI configuration found in " + shown(home))
+        print(f"No {NAMES} configuration found in " + shown(home))
         code = 0
     else:
         code = change(agents, home, True, args.context, args.dry_run)

@@ -5,9 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, BinaryIO
-
-from recall.errors import NotFoundError
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from recall.store.queries import Mirror
@@ -57,13 +55,16 @@ def run(args: argparse.Namespace) -> int:
                 return _write_raw(fetch_transcript(args.computer, args.session, args.agent))
             mirror = fetch_mirror(args.computer, args.session, args.agent)
             return _print(mirror, args.json, start)
-    from recall.cli.search import known_agents
+    from recall.search.engine import known_agents
 
     with open_reader() as store:
         agent = known_agents(store.conn, [args.agent])[0] if args.agent else None
         mirror = load_mirror(store.conn, resolve_session(store.conn, args.session, agent))
     if args.raw:
-        return _write_raw(raw_transcript(mirror))
+        from recall.privacy.transcript import raw_transcript
+        from recall.sync import find_transcript
+
+        return _write_raw(raw_transcript(mirror, find_transcript))
     return _print(mirror, args.json, start)
 
 
@@ -144,45 +145,3 @@ def _print(mirror: Mirror, as_json: bool, start: int | None = None) -> int:
     for line in lines:
         print(printable(line))
     return 0
-
-
-def raw_transcript(mirror: Mirror) -> Iterator[bytes]:
-    """The mirror's transcript file, redacted line by line as the mirror is: what
-    `show --raw` prints and `recall serve` sends. NotFoundError, before any byte, when
-    the session was imported or its file is gone."""
-    if not mirror.transcript_path:
-        raise NotFoundError(f"session {mirror.session_id} was imported; it has no transcript")
-    from recall.agents.base import store_source
-    from recall.privacy.redaction import current
-    from recall.safeio import NotARegularFile, open_regular
-    from recall.sync import find_transcript
-
-    source = store_source(mirror.transcript_path)
-    if source is not None:  # never the agent's database itself: it holds more than chats
-        raise NotFoundError(
-            f"session {mirror.session_id} is kept in {mirror.agent}'s database ({source}), "
-            f"not in a transcript file; its mirror: recall show {mirror.session_id}"
-        )
-    path = find_transcript(mirror.transcript_path) or mirror.transcript_path
-    redactor = current()  # the transcript leaves recall as clean as the mirror
-    try:
-        fh = open_regular(path)
-    except NotARegularFile as exc:
-        raise NotFoundError(f"the transcript of {mirror.session_id} is gone: {exc}") from None
-    except FileNotFoundError:
-        raise NotFoundError(
-            f"the transcript of {mirror.session_id} is gone ({path}); "
-            f"its mirror is kept: recall show {mirror.session_id}"
-        ) from None
-    return _redacted_lines(fh, redactor)
-
-
-def _redacted_lines(fh: BinaryIO, redactor: Any) -> Iterator[bytes]:
-    from recall.safeio import lines
-
-    with fh:
-        for line in lines(fh):
-            if isinstance(line, int):
-                yield b"[a line of %d bytes, over 64 MB: not shown]\n" % line
-                continue
-            yield redactor.redact_line(line) if redactor.enabled else line

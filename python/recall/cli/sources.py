@@ -1,11 +1,8 @@
-"""What `recall search` adds for sources other than sessions: their text lines, their vectors."""
+"""What `recall search` adds for sources other than sessions: their text lines."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from recall.search.sources import Nearest
+from typing import Any
 
 
 def source_lines(n: int, r: Any, color: bool) -> str:
@@ -25,19 +22,3 @@ def source_lines(n: int, r: Any, color: bool) -> str:
             highlight(r.snippet, color, "    ") + "\n",
         )
     )
-
-
-def source_vectors(mode: str | None) -> Nearest | None:
-    """The semantic leg over memories and chunks, unless search is keyword-only: loaded
-    only when called, so a keyword search never imports `recall.semantic`."""
-    from recall.config import embedding_provider
-
-    if mode == "keyword" or embedding_provider() == "none":
-        return None
-
-    def nearest(*args: Any) -> Any:
-        from recall.memory.vectors import nearest as find
-
-        return find(*args)
-
-    return nearest

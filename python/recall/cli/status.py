@@ -24,7 +24,11 @@ def run(args: argparse.Namespace) -> int:
     with open_reader() as store:
         st = stats(store.conn, store.path)
         oversize = too_big(store.conn)
+        meaning = semantic(store.conn)
     st.agents = every_agent(st.agents)
+    from recall.peers.warm import daemon_status
+
+    daemon = daemon_status()
     if args.json:
         print_json(
             {
@@ -35,6 +39,8 @@ def run(args: argparse.Namespace) -> int:
                 "sqlite": sqlite3.sqlite_version,
                 "index": st,
                 "too_big": oversize,
+                "semantic": meaning,
+                "daemon": daemon,
             }
         )
         return 0
@@ -61,8 +67,24 @@ def run(args: argparse.Namespace) -> int:
         print("lines skipped: " + ", ".join(f"{n} {r}" for r, n in sorted(st.skipped.items())))
     if oversize:
         print(f"memory files {describe(oversize)}")
-    print(semantic_line())
+    print(semantic_line(meaning))
+    print(daemon_line(daemon))
     return 0
+
+
+def daemon_line(daemon: dict[str, Any]) -> str:
+    """Where semantic and hybrid searches run: a running daemon's warm model, or a model
+    loaded by each search (peers/warm.py `daemon_status`)."""
+    if not daemon["running"]:
+        return "daemon: not running (semantic and hybrid searches load the model in-process)"
+    at = daemon["url"]
+    if not daemon.get("used", True):
+        return f"daemon: up at {at}, not used (RECALL_NO_DAEMON is set)"
+    if not daemon["answering"]:
+        why = daemon.get("error") or "no token to prove it is ours"
+        return f"daemon: at {at} but not answering ({why}): searches run in-process"
+    warm = "model warm" if daemon.get("model_loaded") else "model not loaded yet"
+    return f"daemon: up at {at}, {warm}; semantic and hybrid searches go through it"
 
 
 def every_agent(found: list[Any]) -> list[Any]:
@@ -81,19 +103,48 @@ def every_agent(found: list[Any]) -> list[Any]:
 
 
 # --- semantic search ---
-def semantic_line() -> str:
-    """Which model embeds, how much is embedded and what is waiting (no model loaded)."""
+def semantic(db: sqlite3.Connection) -> dict[str, Any]:
+    """Which model embeds, what share of the messages it has embedded and up to which
+    date (sessions are embedded newest first), without loading the model."""
     from recall.config import load_config
     from recall.semantic import ModelError
     from recall.semantic import vectors as vec
     from recall.semantic.provider import current_model_id
-    from recall.store import open_reader
+    from recall.timeutil import format_ts
 
     try:
         model = current_model_id()
     except ModelError as exc:
-        return f"semantic search: off ({exc})"
-    with open_reader() as store:
-        done = dict(vec.models(store.conn)).get(model, 0)
-        waiting = vec.count_pending(store.conn, model, load_config().embed_roles)
-    return f"semantic search: {model}, {done} chunks embedded, {waiting} messages waiting"
+        return {"model": None, "off": str(exc)}
+    cover = vec.coverage(db, model, load_config().embed_roles)
+    done = cover.messages - cover.pending
+    return {
+        "model": model,
+        "chunks": dict(vec.models(db)).get(model, 0),
+        "messages": cover.messages,
+        "embedded": done,
+        "pending": cover.pending,
+        "share": round(done / cover.messages, 4) if cover.messages else 1.0,
+        "complete_since": format_ts(cover.complete_since),
+        "newest_pending": format_ts(cover.newest_pending),
+    }
+
+
+def semantic_line(info: dict[str, Any]) -> str:
+    """One line: the share embedded, the sessions it covers whole, what is still to do."""
+    from recall.cli.render import day
+
+    if info["model"] is None:
+        return f"semantic search: off ({info['off']})"
+    line = (
+        f"semantic search: {info['model']}, {info['share']:.0%} of {info['messages']:,}"
+        f" messages embedded ({info['chunks']:,} chunks)"
+    )
+    if not info["pending"]:
+        return line
+    if info["complete_since"]:
+        line += f"; every session since {day(info['complete_since'])[:10]} is embedded"
+    return line + (
+        f"; {info['pending']:,} messages to embed, back from"
+        f" {day(info['newest_pending'])[:10]} (`recall embed`, `recall sync` or the daemon)"
+    )

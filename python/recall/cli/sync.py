@@ -38,8 +38,8 @@ def summary_line(report: Any) -> str:
 def run(args: argparse.Namespace) -> int:
     from recall.agents import ADAPTERS
     from recall.cli.render import progress
-    from recall.cli.search import known_agents
     from recall.config import computer_name
+    from recall.search.engine import known_agents
     from recall.store import open_reader, open_writer
     from recall.store.queries import stats
     from recall.sync import roots_for, sync
@@ -109,8 +109,9 @@ def _embed_after_sync(quiet: bool) -> int:
     def announce(pending: int) -> None:
         if not quiet:
             print(
-                f"Keyword search works now; embedding {pending} messages for semantic search "
-                "(Ctrl-C to stop, it resumes next time).",
+                f"Keyword search works now; embedding {pending} messages for semantic search, "
+                "newest sessions first (Ctrl-C to stop, it resumes next time; `recall status`"
+                " says how far it got).",
                 flush=True,
             )
 

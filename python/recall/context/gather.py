@@ -33,9 +33,10 @@ class Facts(Record):
 
 def memory_head(path: Path) -> list[str]:
     """MEMORY.md's first lines (up to MEMORY_READ bytes), blank runs folded; [] when absent."""
-    try:
-        with path.open("rb") as fh:
-            raw = fh.read(MEMORY_READ)
+    from recall.safeio import read_head
+
+    try:  # a FIFO or device left at MEMORY.md must not hold up the agent's prompt
+        raw = read_head(path, MEMORY_READ)
     except OSError:
         return []
     text = raw.decode("utf-8", errors="ignore")
@@ -48,7 +49,52 @@ def memory_head(path: Path) -> list[str]:
             lines.append(line)
     while lines and not lines[-1]:
         lines.pop()
-    return lines
+    return substantive(lines)
+
+
+_PLACEHOLDER = re.compile(
+    r"^\s*(?:[-*+]\s*(?:\[[ x]?\]\s*)?)?"
+    r"(?:<!--.*-->|<[^<>]*>|\(?(?:none|nothing|empty|todo|tbd|n/a|none yet|nothing yet)\)?\.?"
+    r"|[_*]*(?:add|write|put|your|describe)\b.*?(?:here|below)\W*_*|\.\.\.|…|)\s*$",
+    re.IGNORECASE,
+)
+"""A line that says nothing: an empty bullet or checkbox, a `<placeholder>` or an HTML
+comment, "TODO", "(none yet)", "_Add notes here_", "…"."""
+
+
+def substantive(lines: list[str]) -> list[str]:
+    """MEMORY.md's lines less its template: placeholder lines, and headings with nothing
+    but placeholders or other headings under them. [] when only the template is left."""
+    kept = [line for line in lines if line.strip() and not _PLACEHOLDER.match(line)]
+    out: list[str] = []
+    for n, line in enumerate(lines):
+        if not line.strip():
+            if out and out[-1]:
+                out.append("")
+            continue
+        if _PLACEHOLDER.match(line):
+            continue
+        if line.lstrip().startswith("#"):
+            level = len(line.lstrip()) - len(line.lstrip().lstrip("#"))
+            if not _has_content(lines[n + 1 :], level):
+                continue
+        out.append(line)
+    while out and not out[-1]:
+        out.pop()
+    return out if kept else []
+
+
+def _has_content(rest: list[str], level: int) -> bool:
+    """Whether a heading of `level` has a line of substance before its section ends."""
+    for line in rest:
+        bare = line.lstrip()
+        if bare.startswith("#"):
+            if len(bare) - len(bare.lstrip("#")) <= level:
+                return False
+            continue
+        if bare and not _PLACEHOLDER.match(line):
+            return True
+    return False
 
 
 def redacted(facts: Facts) -> Facts:
@@ -124,64 +170,128 @@ def prompt_query(prompt: str, terms: int = PROMPT_TERMS, longest: bool = True) -
 
 
 def matching(prompt: str, limit: int, skip_session: str | None) -> Facts:
-    """Past messages, memories and notes that match the prompt (prompt submit), this
-    session's own messages and MEMORY.md (its head is sent whole) excluded."""
-    from recall.cli.search import search
-    from recall.search.results import Filters, plain
+    """Past messages, memories and notes that answer the prompt (prompt submit), or
+    nothing: only when the prompt has something to look up and an excerpt covers it
+    (`context.relevance`); this session's own messages excluded. A session's excerpt
+    is the matched message with its neighbour (a question with its answer)."""
+    from recall.context.relevance import Bar, lookup_words
+    from recall.search.engine import search
+    from recall.search.request import SearchRequest
+    from recall.store import open_reader
 
-    query = prompt_query(prompt)
-    if not query:
+    words = lookup_words(prompt)
+    if not words:
         return Facts()
-    outcome, _ = search(query, Filters(), limit + 5, mode="keyword", messages=True)
-    lines = []
-    whole = _wholes(outcome.output.results)
-    for n, r in enumerate(outcome.output.results):
-        if skip_session and r.session_id == skip_session:
-            continue
-        if r.source != "session":
-            if getattr(r, "kind", "") != "memory_md":
-                lines.append(_note_line(r, whole.get(n)))
-            if len(lines) >= limit:
-                break
-            continue
-        where = " · ".join(x for x in (_day(r.date), r.agent, r.project or "") if x)
-        title = f" “{_one_line(r.title, 80)}”" if r.title else ""
-        at = f" #{r.message_index}" if r.message_index is not None else ""
-        text = _window(whole.get(n), plain(r.snippet))
-        lines.append(f"- {where}{title}: {_one_line(text)} [session {r.session_id}{at}]")
-        if len(lines) >= limit:
-            break
+    with open_reader() as store:
+        bar = Bar(store.conn, words)
+        # only words the history holds are searched: an unknown word finds nothing
+        # and would only send the search to its any-word and typo fallbacks
+        known = [w for w in words if bar.holds(w)]
+        if not known:
+            return Facts()
+        request = SearchRequest(
+            text=prompt_query(" ".join(known)), mode="keyword", limit=CANDIDATES, messages=True
+        )
+        outcome, _ = search(request)
+        found: list[tuple[float, Any, Any]] = []
+        shown: set[tuple[str, str, int]] = set()
+        for r in outcome.output.results:
+            if getattr(r, "weak", False) or (skip_session and r.session_id == skip_session):
+                continue
+            if getattr(r, "kind", "") == "memory_md":  # its head is sent whole beside
+                continue
+            seen = _candidate(store.conn, r, bar, shown)
+            if seen is not None:
+                found.append(seen)
+        best = max((c for c, _, _ in found), default=0.0)
+        kept = [(r, body) for c, r, body in found if bar.clears(c, best)][:limit]
+        lines = [_line(r, body) for r, body in kept]
     return Facts(excerpts=lines, heading="Past messages and notes that match this prompt:")
 
 
-def _wholes(results: list[Any]) -> dict[int, str]:
-    """The whole text each result's snippet was cut from (by the result's place in
-    `results`): a message, or the chunk of a note that holds the snippet."""
+CANDIDATES = 20
+"""Messages searched for a prompt's excerpts, before the relevance check and the pairs
+already shown leave at most `limit`."""
+TURN_CHARS = (160, 240)
+"""Characters of the matched message and of its neighbour, in that order of the line."""
+
+
+def _candidate(
+    db: Any, r: Any, bar: Any, shown: set[tuple[str, str, int]]
+) -> tuple[float, Any, Any] | None:
+    """(coverage of the prompt, the result, what its line shows) for one result, or None
+    when its messages are already shown (a question and its answer both match: one line):
+    a session's matched message with its neighbour, a note's whole chunk."""
+    from recall.search.results import plain
+
+    if r.source != "session":
+        whole = _note_whole(db, r)
+        return bar.coverage(whole or plain(r.snippet)), r, whole
+    if r.message_index is None:
+        return None
+    turns = _turns(db, r)
+    keys = {(r.agent, r.session_id, index) for index, _, _ in turns}
+    if not turns or keys & shown:
+        return None
+    shown |= keys
+    return bar.coverage("\n".join(t for _, _, t in turns)), r, turns
+
+
+def _line(r: Any, body: Any) -> str:
+    """The excerpt line of a result `_candidate` kept."""
+    from recall.search.results import plain
+
+    if r.source != "session":
+        return _note_line(r, body)
+    where = " · ".join(x for x in (_day(r.date), r.agent, r.project or "") if x)
+    title = f" “{_one_line(r.title, 80)}”" if r.title else ""
+    parts = []
+    for index, role, text in body:
+        if index == r.message_index:
+            text = _from_snippet(text, plain(r.snippet))
+        parts.append(f"{role}: {_one_line(text, TURN_CHARS[index != r.message_index])}")
+    return f"- {where}{title}: {' → '.join(parts)} [session {r.session_id} #{r.message_index}]"
+
+
+def _turns(db: Any, r: Any) -> list[tuple[int, str, str]]:
+    """The matched message and its neighbour: the reply after a user's message (the
+    decision), the message before anyone else's (what it answered)."""
+    from recall.store.queries import message_turns
+
+    around = message_turns(db, r.session_id, r.agent, r.message_index - 1, 3)
+    mine = [t for t in around if t[0] == r.message_index]
+    if not mine:
+        return []
+    before = [t for t in around if t[0] == r.message_index - 1]
+    after = [t for t in around if t[0] == r.message_index + 1]
+    if mine[0][1] == "user":
+        return mine + after[:1]
+    return before[:1] + mine
+
+
+def _from_snippet(whole: str, snippet: str) -> str:
+    """`whole` from where its snippet starts (the words matched, then what follows: the
+    decision, not the text before it), redacted within the whole message."""
+    return _window(whole, snippet, to_end=True)
+
+
+def _note_whole(db: Any, r: Any) -> str | None:
+    """The chunk of a note (memory, daily log, guidance file) its snippet was cut from."""
     from recall.memory.files import chunk_texts
     from recall.search.results import plain
-    from recall.store import open_reader
-    from recall.store.queries import message_text
 
-    found = {}
-    with open_reader() as store:
-        for n, r in enumerate(results):
-            text = None
-            if r.source == "session" and r.message_index is not None:
-                text = message_text(store.conn, r.session_id, r.agent, r.message_index)
-            elif r.source != "session" and getattr(r, "path", ""):
-                core = plain(r.snippet).strip("…")
-                texts = chunk_texts(store.conn, r.path, r.heading)
-                text = next((t for t in texts if core in t), None)
-            if text is not None:
-                found[n] = text
-    return found
+    if not getattr(r, "path", ""):
+        return None
+    core = plain(r.snippet).strip("…")
+    return next((t for t in chunk_texts(db, r.path, r.heading) if core in t), None)
 
 
-def _window(whole: str | None, snippet: str) -> str:
+def _window(whole: str | None, snippet: str, to_end: bool = False) -> str:
     """The snippet as it reads within its whole message, redacted there: a secret the
     snippet's edge cut (`…R8vK2mQ9…`, the token's prefix left outside) matches no rule
     on its own. A secret reaching past an edge is shown whole, as `[REDACTED:label]`.
-    Without the message, the snippet (redacted later, as every line is)."""
+    Without the message, the snippet (redacted later, as every line is). `to_end`: from
+    the snippet's start to the message's end (cut to a line later)."""
     from recall.privacy.redaction import current
     from recall.spans import render
     from recall.textutil import scrub
@@ -193,7 +303,7 @@ def _window(whole: str | None, snippet: str) -> str:
     redactor = current()
     if start < 0:  # not found as it is: the message itself, redacted (then cut to a line)
         return redactor.redact(whole)
-    end = start + len(core)
+    end = len(whole) if to_end else start + len(core)
     spans = redactor.spans(whole) if redactor.enabled else []
     for a, b, _ in spans:
         if a < end and b > start:

@@ -194,7 +194,7 @@ def check_mcp(ctx: Context) -> Check:
     found = [status(a, ctx.home) for a in AGENTS]
     installed = [s for s in found if s.installed]
     if not installed:
-        return Check("mcp", SKIP, "no Claude Code, Codex or Gemini CLI settings found")
+        return Check("mcp", SKIP, "no agent settings found (Claude Code, Codex, Gemini CLI, …)")
     details = [
         f"{s.agent}: {'registered' if s.mcp else 'not registered'} ({s.mcp_file})"
         for s in installed

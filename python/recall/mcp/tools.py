@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from recall.record import Record
+from recall.record import Record, field
 
 
 class ToolError(Exception):
@@ -25,6 +25,28 @@ class Tool(Record):
     input_schema: dict[str, Any]
     run: Callable[[dict[str, Any]], dict[str, Any]]
     """Arguments in, a JSON object out; raises ToolError."""
+    aliases: dict[str, str] = field(default_factory=dict)
+    """Older argument names still accepted (`session` → `session_id`), renamed before
+    `run`; not listed in the schema, so an agent is shown one name for each thing."""
+
+    def arguments(self, args: dict[str, Any]) -> dict[str, Any]:
+        """`args` with aliases renamed, or ToolError naming an unknown argument and listing
+        the valid ones: a misspelt `limit` silently ignored would hand the agent ten
+        results it did not ask for."""
+        valid = list(self.input_schema.get("properties", {}))
+        out: dict[str, Any] = {}
+        for key, value in args.items():
+            name = self.aliases.get(key, key)
+            if name not in valid:
+                shown = key if len(key) <= 40 else key[:39] + "…"
+                raise ToolError(
+                    f"Unknown parameter '{shown}' for {self.name}. "
+                    f"Valid parameters: {', '.join(valid)}"
+                )
+            if name in out:
+                raise ToolError(f"Parameter '{name}' was given twice (as '{key}' too)")
+            out[name] = value
+        return out
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -61,7 +83,7 @@ def call_tool(name: str, args: dict[str, Any]) -> dict[str, Any]:
     for tool in list_tools():
         if tool.name == name:
             _check_lengths(args)
-            return _guarded(tool, args)
+            return _guarded(tool, tool.arguments(args))
     raise KeyError(name)
 
 

@@ -139,7 +139,11 @@ def _agent_folders() -> list[Path]:
     from recall.agents import ADAPTERS
 
     homes = [root.parent for a in ADAPTERS.values() for root in a.default_roots()]
-    return [Path(os.path.realpath(p)) for p in [*homes, *_claude_roots()]]
+    folders = [Path(os.path.realpath(p)) for p in [*homes, *_claude_roots()]]
+    # Aider searches the home folder itself (its files sit in project folders): the
+    # home, or a folder above it, is no agent's folder.
+    user = Path(os.path.realpath(Path.home()))
+    return [p for p in folders if not user.is_relative_to(p)]
 
 
 def _confined(source: Source) -> Path:

@@ -6,6 +6,7 @@ moment `remember` returns; they live in `source_vectors`, apart from the
 messages' HNSW index, and are searched by an exact dot product (a few
 thousand rows: under a millisecond of numpy). Without a model nothing is
 embedded and nothing fails; `embed_pending` catches up later (`recall sync`).
+Searching them is the search layer's (`search.modes.source_nearest`).
 """
 
 from __future__ import annotations
@@ -13,21 +14,13 @@ from __future__ import annotations
 import sqlite3
 from typing import TYPE_CHECKING
 
-from recall.config import computer_name
 from recall.log import log
-from recall.search.query import Query, excluded
-from recall.search.results import Filters, Result
-from recall.search.source_sql import FileResult, MemoryResult, chunk_rows, memory_rows
 from recall.store import Store
 
 if TYPE_CHECKING:
     from recall.semantic.provider import Encoder
 
 BATCH = 64
-FLOOR = 0.25
-"""Cosine below which a memory or chunk is not found by meaning: the sessions' floor
-(`semantic.nearest.FLOOR`), so that one search asks as much of every source. 0.15 let
-unrelated memories answer nonsense and outrank exact matches elsewhere."""
 
 
 def _encoder(db: sqlite3.Connection) -> Encoder | None:
@@ -98,56 +91,6 @@ def embed_quietly(store: Store) -> None:
         embed_pending(store)
     except Exception as exc:  # an embedding failure must not undo a remember
         log(f"embedding memories: {type(exc).__name__}: {exc}")
-
-
-def nearest(
-    db: sqlite3.Connection, query: Query, filters: Filters, depth: int, kinds: str
-) -> list[Result]:
-    """The memories (kinds 'memory') or chunks of files of `kinds` nearest `query` in meaning."""
-    from recall.config import embedding_provider
-
-    if embedding_provider() == "none":
-        return []
-    from recall.semantic import ModelError
-    from recall.semantic.provider import current_model_id, get_encoder
-
-    kind = "memory" if kinds == "memory" else "chunk"
-    try:  # the model's id costs nothing; loading it only when there are vectors to compare
-        model = current_model_id()
-        rows = db.execute(
-            "SELECT ref, vector FROM source_vectors WHERE kind = ? AND model = ?", (kind, model)
-        ).fetchall()
-        if not rows:
-            return []
-        encoder = get_encoder(query=True)  # the one a search's session leg loads too
-    except ModelError:
-        return []
-    import numpy as np
-
-    from recall.search.modes import has_meaning
-
-    if not has_meaning(db, encoder, query):  # gibberish has no neighbours in meaning
-        return []
-    matrix = np.frombuffer(b"".join(v for _, v in rows), dtype="<f4").reshape(len(rows), -1)
-    if matrix.shape[1] != encoder.dims:
-        return []
-    sims = matrix @ encoder.embed([query.words()])[0]  # an excluded word means nothing
-    order = [i for i in np.argsort(-sims)[: depth * 3] if sims[i] >= FLOOR]
-    refs = [int(rows[i][0]) for i in order]
-    if (negative := excluded(query.terms)) and refs:  # a -word excludes in every mode
-        table = "memories_fts" if kind == "memory" else "file_chunks_fts"
-        marks = ",".join("?" * len(refs))
-        sql = f"SELECT rowid FROM {table} WHERE {table} MATCH ? AND rowid IN ({marks})"
-        banned = {int(r[0]) for r in db.execute(sql, [negative, *refs])}
-        order = [i for i, ref in zip(order, refs, strict=True) if ref not in banned]
-        refs = [ref for ref in refs if ref not in banned]
-    scores = {ref: float(sims[i]) for ref, i in zip(refs, order, strict=True)}
-    found: list[MemoryResult] | list[FileResult]
-    if kind == "memory":
-        found = memory_rows(db, refs, filters, scores, computer_name())
-    else:
-        found = chunk_rows(db, refs, filters, scores, kinds.split(","), computer_name())
-    return list(found)[:depth]
 
 
 def meaning_of(db: sqlite3.Connection, text: str) -> tuple[str, bytes] | None:

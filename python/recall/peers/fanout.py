@@ -16,9 +16,10 @@ from typing import TYPE_CHECKING, Any
 from recall import config
 from recall.peers.client import PeerError
 from recall.peers.merge import merge
-from recall.peers.protocol import SEARCH, SearchRequest
+from recall.peers.protocol import SEARCH, search_params
 from recall.peers.registry import resolve, target
 from recall.peers.wire import outcome_of
+from recall.search.request import TEAM, SearchRequest, is_team
 from recall.search.results import SearchOutput
 
 if TYPE_CHECKING:
@@ -29,25 +30,39 @@ LocalSearch = Callable[[SearchRequest], Answer]
 
 
 def _ask_peer(peer: config.PeerConfig, request: SearchRequest) -> Answer:
-    answer = outcome_of(target(peer).get_json(SEARCH, [*request.params(), ("marks", "1")]))
+    answer = outcome_of(target(peer).get_json(SEARCH, [*search_params(request), ("marks", "1")]))
     for r in answer[0].output.results:
         r.computer = peer.name  # the name `--computer` and `show --computer` take
     return answer
 
 
-Job = tuple[str, float, Callable[[], Answer]]
-"""A source asked like a computer: its name, its deadline in seconds, how to ask it."""
+def _ask_team(request: SearchRequest, names: list[str], skip_own: bool) -> Answer:
+    """The team's index asked `request` (docs/team.md); `skip_own`: this computer is asked
+    too, so the rows this person pushed from it are left to its own, fresher answer."""
+    from recall.errors import RecallError
+    from recall.team.ask import ask
+
+    try:
+        return ask(request, names, config.computer_name() if skip_own else None)
+    except RecallError as exc:
+        raise PeerError(str(exc).removeprefix("team index: ")) from None
 
 
-def search_computers(
-    request: SearchRequest, names: list[str], local: LocalSearch, extra: list[Job] | None = None
-) -> Answer:
-    """Every named computer's results, tagged and merged into one ranking, plus failures.
-    `extra` are sources asked alongside (the team's index, docs/team.md)."""
+def search_computers(request: SearchRequest, local: LocalSearch) -> Answer:
+    """Every computer `request.computers` names, its results tagged and merged into one
+    ranking (each computer's own order kept), plus failures. `local` is this computer's
+    search (`search.engine.search`), asked through its warm daemon when one runs; the
+    team's index (`team`, `team:…`) is one more source, asked and merged the same way."""
     from recall.search.modes import Outcome
 
-    here, chosen = resolve(names) if names else (False, [])
-    jobs: list[Job] = []
+    team = [n for n in request.computers if is_team(n)]
+    computers = [n for n in request.computers if not is_team(n)]
+    if team and not computers:  # the team alone: its failure is the command's
+        from recall.team.ask import ask
+
+        return ask(request, team, None)
+    here, chosen = resolve(computers)
+    jobs: list[tuple[str, float, Callable[[], Answer]]] = []
     if here:
         from recall.peers.warm import ask_daemon
 
@@ -56,7 +71,9 @@ def search_computers(
         )
     for peer in chosen:
         jobs.append((peer.name, peer.timeout, lambda p=peer: _ask_peer(p, request)))  # type: ignore[misc]
-    jobs.extend(extra or [])
+    if team:
+        deadline = config.load_config().team.timeout * 3  # connect, settings, the search
+        jobs.append((TEAM, deadline, lambda: _ask_team(request, team, here)))
     answers: dict[str, Any] = {}
 
     def run(name: str, job: Callable[[], Answer]) -> None:
@@ -92,7 +109,7 @@ def search_computers(
             corrected = corrected or outcome.output.corrected
             if outcome.note:
                 notes.append(outcome.note if len(jobs) == 1 else f"{name}: {outcome.note}")
-    results = merge(request.q, lists, request.limit)
-    output = SearchOutput(request.q, len(results), results, errors=errors, corrected=corrected)
+    results = merge(request.text, lists, request.limit)
+    output = SearchOutput(request.text, len(results), results, errors=errors, corrected=corrected)
     mode = modes.pop() if len(modes) == 1 else "mixed"
     return Outcome(output, mode, "; ".join(notes) or None), indexed

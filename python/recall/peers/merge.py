@@ -1,15 +1,15 @@
-"""One ranking from several computers' rankings.
+"""One ranking from several computers' rankings, each computer's own order kept.
 
 Scores from different indexes are not comparable (BM25 depends on each
-index's statistics; hybrid scores are fused ranks). Two fair signals remain:
-each computer's own ranks, and the core's BM25 over every candidate's title
-and snippet, computed on the merged pool. Alone, ranks interleave the
-computers blindly and BM25 sees only snippets; fused by reciprocal rank
-(`both`, the default) they came within 0.055 of one index holding every
-session on LongMemEval split across three computers (two splits, keyword and
-hybrid search), where either alone lost 0.09–0.23 of ndcg_any@5
-(bench/merge_eval.py; figures in docs/serve.md).
-Ties go to the newer result.
+index's statistics; hybrid scores are fused ranks). So results are merged as
+`recall search` merges its sources (`search.sources.merge`): by how many of
+the query's words a result's text holds (a tier that never rises down a
+computer's list), then by rank, interleaving the computers; ties go to the
+newer result. A computer's ranking is never reordered, and the first k merged
+results come from each computer's first k, so a larger limit shows more of the
+same ranking (issue 20). `rrf` (ranks alone), `bm25` (the pool re-scored) and
+`both` (their fusion, which reorders a computer's list) remain for
+bench/merge_eval.py's comparison (docs/serve.md).
 """
 
 from __future__ import annotations
@@ -18,21 +18,27 @@ import functools
 import operator
 
 from recall import _accel
+from recall.search.query import parse
 from recall.search.results import Result, plain
+from recall.search.sources import held
 
 K = 60
-METHODS = ("both", "rrf", "bm25")
+METHODS = ("tiered", "both", "rrf", "bm25")
 
 
 def _date_key(r: Result) -> str:
     return r.date or ""
 
 
-def rrf(lists: list[list[Result]], limit: int) -> list[Result]:
+def rrf(lists: list[list[Result]], limit: int, query: str | None = None) -> list[Result]:
+    """Interleaved by rank (`1 / (K + rank)`); with `query`, first by the tier of words
+    held (`search.sources.held`), so the score is `tier + 1 / (K + rank)`."""
     scored: list[tuple[float, str, int, Result]] = []
+    parsed = parse(query) if query is not None else None
     for n, results in enumerate(lists):
-        for rank, r in enumerate(results, 1):
-            scored.append((1.0 / (K + rank), _date_key(r), -n, r))
+        tiers = held(parsed, results) if parsed is not None else [0] * len(results)
+        for rank, (r, tier) in enumerate(zip(results, tiers, strict=True), 1):
+            scored.append((tier + 1.0 / (K + rank), _date_key(r), -n, r))
     scored.sort(key=lambda t: (t[0], t[1], t[2]), reverse=True)
     out = []
     for score, _, _, r in scored[:limit]:
@@ -75,10 +81,15 @@ def both(query: str, lists: list[list[Result]], limit: int) -> list[Result]:
     return out
 
 
-def merge(query: str, lists: list[list[Result]], limit: int, method: str = "both") -> list[Result]:
+def merge(
+    query: str, lists: list[list[Result]], limit: int, method: str = "tiered"
+) -> list[Result]:
     """The best `limit` of all lists, each list ranked best first."""
-    if len(lists) == 1:
-        return lists[0][:limit]
+    lists = [results for results in lists if results]
+    if len(lists) <= 1:
+        return lists[0][:limit] if lists else []
+    if method == "tiered":
+        return rrf(lists, limit, query)
     if method == "both":
         return both(query, lists, limit)
     return bm25(query, lists, limit) if method == "bm25" else rrf(lists, limit)

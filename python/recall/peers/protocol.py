@@ -1,4 +1,5 @@
-"""What a daemon and its clients agree on: the API version, the routes, a search on the wire.
+"""What a daemon and its clients agree on: the API version, the routes, a search on the wire
+(a `search.request.SearchRequest` as query parameters, and back).
 
 The version travels in a header (`Recall-API`) on every request and
 response, so an old and a new recall can tell each other apart: a request
@@ -9,56 +10,37 @@ from __future__ import annotations
 
 import ipaddress
 import json
-import math
 import os
 import sys
 from pathlib import Path
 
 from recall import config
 from recall.errors import UsageError
-from recall.record import Record, field
-from recall.search.results import MAX_LIMIT
+from recall.record import Record
+from recall.search.request import SearchRequest, checked, when
 
 API_VERSION = 1
 API_HEADER = "Recall-API"
 HEALTH = "/api/health"
 SEARCH = "/api/mirrors/search"
 MIRRORS = "/api/mirrors/"
-MODES = ("keyword", "semantic", "hybrid")
-FUSIONS = ("rrf", "weighted", "0.4/0.6", "0.3/0.7")
-SCOPES = ("all", "sessions", "memories", "daily", "files")
-"""`search.sources.SCOPES`, repeated so a client need not import the search package."""
 TOKEN_PARAMS = frozenset({"token", "access_token", "auth", "key", "api_key", "apikey"})
 """Query parameters that look like a token: refused, since URLs end up in logs."""
 
 
-class SearchRequest(Record):
-    """One search, as the CLI asks it and as it travels to a daemon."""
-
-    q: str
-    agents: list[str] = field(default_factory=list)
-    project: str | None = None
-    since: float | None = None
-    until: float | None = None
-    """Epoch seconds: relative times are settled by the asking computer's clock."""
-    limit: int = 10
-    mode: str | None = None
-    fusion: str | None = None
-    decay: float | None = None
-    messages: bool = False
-    scope: str = "all"
-
-    def params(self) -> list[tuple[str, str]]:
-        out = [("q", self.q), *(("agent", a) for a in self.agents), ("limit", str(self.limit))]
-        for name in ("project", "since", "until", "mode", "fusion", "decay"):
-            value = getattr(self, name)
-            if value is not None:
-                out.append((name, repr(value) if isinstance(value, float) else str(value)))
-        if self.messages:
-            out.append(("messages", "1"))
-        if self.scope != "all":
-            out.append(("scope", self.scope))
-        return out
+def search_params(request: SearchRequest) -> list[tuple[str, str]]:
+    """`request` as a query string's parameters (`parse_search` reads them back)."""
+    out = [("q", request.text), *(("agent", a) for a in request.agents)]
+    out.append(("limit", str(request.limit)))
+    for name in ("project", "since", "until", "mode", "fusion", "decay"):
+        value = getattr(request, name)
+        if value is not None:
+            out.append((name, repr(value) if isinstance(value, float) else str(value)))
+    if request.messages:
+        out.append(("messages", "1"))
+    if request.scope != "all":
+        out.append(("scope", request.scope))
+    return out
 
 
 SEARCH_PARAMS = frozenset(
@@ -82,16 +64,27 @@ def _number(params: dict[str, list[str]], name: str) -> float | None:
     if text is None:
         return None
     try:
-        value = float(text)
+        return float(text)
     except ValueError:
         raise UsageError(f"{name} must be a number, not {text[:40]!r}") from None
-    if not math.isfinite(value) or value < 0:
-        raise UsageError(f"{name} must be a finite number, 0 or more")
-    return value
+
+
+def _bound(params: dict[str, list[str]], name: str) -> float | None:
+    """`since`/`until`: epoch seconds (what a recall sends, settled by its own clock), or
+    any form `recall search` takes (`2026-01-31`, `yesterday`, `7d`), meaning the same:
+    `until=2026-01-31` includes the 31st (`search.request.when`)."""
+    text = _one(params, name)
+    if text is None:
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        return when(text[:64], end=name == "until")
 
 
 def parse_search(params: dict[str, list[str]]) -> SearchRequest:
-    """A search request from a query string's parameters; UsageError names what is wrong."""
+    """A search request from a query string's parameters, checked as every surface's is
+    (`search.request.checked`); UsageError names what is wrong."""
     unknown = sorted(set(params) - SEARCH_PARAMS)
     if unknown:
         raise UsageError(f"unknown parameter {unknown[0][:40]!r}")
@@ -99,31 +92,25 @@ def parse_search(params: dict[str, list[str]]) -> SearchRequest:
     if q is None or not q.strip():
         raise UsageError("q is empty: give words to search for")
     limit_text = _one(params, "limit") or "10"
-    if not limit_text.isdigit() or not 1 <= int(limit_text) <= MAX_LIMIT:
-        raise UsageError(f"limit must be between 1 and {MAX_LIMIT}")
-    mode, fusion = _one(params, "mode"), _one(params, "fusion")
-    if mode is not None and mode not in MODES:
-        raise UsageError(f"mode must be one of {', '.join(MODES)}")
-    if fusion is not None and fusion not in FUSIONS:
-        raise UsageError(f"fusion must be one of {', '.join(FUSIONS)}")
-    scope = _one(params, "scope") or "all"
-    if scope not in SCOPES:
-        raise UsageError(f"scope must be one of {', '.join(SCOPES)}")
+    if not limit_text.isdigit():
+        raise UsageError(f"limit must be a whole number, not {limit_text[:40]!r}")
     messages = _one(params, "messages")
     if messages not in (None, "0", "1", "true", "false"):
         raise UsageError("messages must be 1 or 0")
-    return SearchRequest(
-        q=q,
-        agents=params.get("agent", []),
-        project=_one(params, "project"),
-        since=_number(params, "since"),
-        until=_number(params, "until"),
-        limit=int(limit_text),
-        mode=mode,
-        fusion=fusion,
-        decay=_number(params, "decay"),
-        messages=messages in ("1", "true"),
-        scope=scope,
+    return checked(
+        SearchRequest(
+            text=q,
+            agents=params.get("agent", []),
+            project=_one(params, "project"),
+            since=_bound(params, "since"),
+            until=_bound(params, "until"),
+            limit=int(limit_text[:6]),
+            mode=_one(params, "mode"),
+            fusion=_one(params, "fusion"),
+            decay=_number(params, "decay"),
+            messages=messages in ("1", "true"),
+            scope=_one(params, "scope") or "all",
+        )
     )
 
 

@@ -15,11 +15,12 @@ from typing import TYPE_CHECKING
 
 from recall import config
 from recall.errors import ConfigError, NotFoundError, UsageError
-from recall.peers.protocol import SEARCH, SearchRequest, running_daemon
+from recall.peers.protocol import SEARCH, running_daemon, search_params
 
 if TYPE_CHECKING:
     from recall.peers.client import Target
     from recall.search.modes import Outcome
+    from recall.search.request import SearchRequest
 
 TIMEOUT = 60.0
 
@@ -73,7 +74,7 @@ def ask_daemon(request: SearchRequest) -> tuple[Outcome, bool] | None:
     from recall.peers.wire import outcome_of
 
     try:
-        data = daemon.get_json(SEARCH, [*request.params(), ("marks", "1")])
+        data = daemon.get_json(SEARCH, [*search_params(request), ("marks", "1")])
         return outcome_of(data)
     except PeerError as exc:
         text = str(exc)
@@ -82,3 +83,38 @@ def ask_daemon(request: SearchRequest) -> tuple[Outcome, bool] | None:
         if text.startswith("HTTP 404: "):
             raise NotFoundError(text.removeprefix("HTTP 404: ")) from None
         return None
+
+
+def search_here(request: SearchRequest) -> tuple[Outcome, bool]:
+    """This computer's answer to `request`: from its warm daemon when one runs and the
+    search needs the model, else in-process. What the CLI, the MCP tools and anything
+    else searching this computer call, so each gets the daemon's loaded model."""
+    from recall.search.engine import search
+
+    return ask_daemon(request) or search(request)
+
+
+def daemon_status() -> dict[str, object]:
+    """Whether searches here go through a daemon (`recall status`): `running` (serve.json
+    names a live process), `answering` (it proved it holds our token and answered its
+    health check), `model_loaded` (its embedding model is warm), and where it is."""
+    state = running_daemon()
+    out: dict[str, object] = {"running": state is not None, "answering": False}
+    if state is None:
+        return out
+    out["url"] = f"{state.scheme}://{dial_host(state.host)}:{state.port}"
+    out["used"] = config.use_daemon()
+    daemon = local_daemon()
+    if daemon is None:
+        return out
+    from recall.peers.client import PeerError
+    from recall.peers.protocol import HEALTH
+
+    try:
+        health = daemon.get_json(HEALTH, [])
+    except PeerError as exc:
+        out["error"] = str(exc)
+        return out
+    out["answering"] = True
+    out["model_loaded"] = bool(health.get("model_loaded"))
+    return out

@@ -4,7 +4,9 @@ Hybrid is the default when the configured model has vectors. Without a
 model, without vectors, or with `embedding = "none"`, every mode answers
 with keyword results and one note saying why semantic search is off.
 
-The query is scrubbed and parsed once, here. A search the user made
+The query comes parsed and vetted (`search.asked`). Every list is ranked at a
+fixed depth, whatever the limit, and cut to it last: a larger limit shows more
+of the same ranking. A search the user made
 keyword-only (`--mode keyword`, `embedding = "none"`) never imports
 `recall.semantic`; numpy, onnxruntime and usearch load only when vectors exist.
 """
@@ -14,24 +16,28 @@ from __future__ import annotations
 import sqlite3
 from typing import TYPE_CHECKING
 
-from recall.errors import UsageError
-from recall.record import Record
-from recall.search.fusion import PRESETS, fuse
+from recall.record import Record, replace
+from recall.search.asked import Asked
+from recall.search.fusion import Key, fuse, key
 from recall.search.keyword import KeywordHits, keyword_search
-from recall.search.query import STOPWORDS, Query, Term, excluded, parse
-from recall.search.results import Filters, Result, SearchOutput
+from recall.search.query import STOPWORDS, Query, Term, excluded
+from recall.search.results import POOL, Filters, Result, SearchOutput
+from recall.search.source_sql import FileResult, MemoryResult, chunk_rows, memory_rows
 from recall.search.typo import INDEXES
 
 if TYPE_CHECKING:
     from recall.semantic.provider import Encoder
 
-MODES = ("keyword", "semantic", "hybrid")
-FUSIONS = tuple(PRESETS)
-KEYWORD_DEPTH = 2
-"""Hybrid's keyword list holds this many times the results wanted (at least 10 of them)."""
-SEMANTIC_DEPTH = 3
-"""The semantic list holds this many times the results wanted (at least 30)."""
-NO_WORDS = "the query has no words: give words to search for"
+KEYWORD_DEPTH = 20
+"""Hybrid's keyword list: its 20 best (twice the default limit, as measured; see `_both`)."""
+SEMANTIC_DEPTH = 30
+"""Hybrid's semantic list: its 30 best (three times the default limit, as measured)."""
+SEMANTIC_POOL = 100
+"""`--mode semantic` alone ranks this many nearest results (no fusion to disturb)."""
+SOURCE_FLOOR = 0.25
+"""Cosine below which a memory or chunk is not found by meaning: the sessions' floor
+(`semantic.nearest.FLOOR`), so that one search asks as much of every source. 0.15 let
+unrelated memories answer nonsense and outrank exact matches elsewhere."""
 NOTHING_EMBEDDED = "semantic search is off: nothing is embedded yet (`recall embed`)"
 NO_MODEL = "semantic search is off: no embedding model (`recall model install`)"
 
@@ -80,7 +86,7 @@ def _encoder(db: sqlite3.Connection, asked: bool) -> tuple[Encoder | None, str |
 
 def run(
     db: sqlite3.Connection,
-    text: str,
+    asked: Asked,
     filters: Filters,
     limit: int,
     mode: str | None = None,
@@ -88,29 +94,30 @@ def run(
     decay: float = 0.0,
     messages: bool = False,
 ) -> Outcome:
-    """Search in `mode` (None: hybrid when vectors exist, else keyword); with `messages`,
-    the best messages (several per session allowed) rather than the best sessions."""
-    query = parse(text)
-    if not query.terms:
-        raise UsageError(NO_WORDS)
+    """Search the mirrors in `mode` (None: hybrid when vectors exist, else keyword); with
+    `messages`, the best messages (several per session allowed) rather than the best
+    sessions. The first `limit` of a ranking that does not depend on `limit`."""
+    query = asked.query
     encoder, note = (None, None) if mode == "keyword" else _encoder(db, mode is not None)
     if encoder is None:
-        hits = keyword_search(db, query, filters, limit, messages)
-        results = hits.results
-        if decay > 0:
-            results = fuse([results], fusion, limit, decay, messages, hits.exact)
+        if decay > 0:  # decay reorders: the pool is decayed, then cut
+            hits = keyword_search(db, query, filters, POOL, messages, asked)
+            results = fuse([hits.results], fusion, limit, decay, messages, hits.exact)
+        else:
+            hits = keyword_search(db, query, filters, limit, messages, asked)
+            results = hits.results
         output = SearchOutput(query.text, len(results), results, corrected=hits.corrected)
         return Outcome(output, "keyword", note)
     if mode == "semantic":
-        depth = max(limit * SEMANTIC_DEPTH, 30)
-        semantic = _semantic(db, encoder, query, filters, depth, messages)
+        semantic = _semantic(db, encoder, asked, filters, SEMANTIC_POOL, messages)
         if decay > 0:
             results = fuse([semantic], "weighted", limit, decay, messages)
         else:
             results = semantic[:limit]
         return Outcome(SearchOutput(query.text, len(results), results), "semantic")
-    hits, semantic = _both(db, encoder, query, filters, limit, messages)
-    results = fuse([hits.results, semantic], fusion, limit, decay, messages, hits.exact)
+    hits, semantic = _both(db, encoder, asked, filters, messages)
+    unseen = _unembedded(db, encoder.model_id, hits.results, messages)
+    results = fuse([hits.results, semantic], fusion, limit, decay, messages, hits.exact, unseen)
     output = SearchOutput(query.text, len(results), results, corrected=hits.corrected)
     return Outcome(output, "hybrid")
 
@@ -118,29 +125,55 @@ def run(
 def _both(
     db: sqlite3.Connection,
     encoder: Encoder,
-    query: Query,
+    asked: Asked,
     filters: Filters,
-    limit: int,
     messages: bool = False,
 ) -> tuple[KeywordHits, list[Result]]:
-    """The keyword and the semantic ranking to fuse.
+    """The keyword and the semantic ranking to fuse, at fixed depths.
 
-    The keyword list is cut at twice the results wanted: its cost grows with
-    depth (BM25 over more rows, more texts read for dedup); on LongMemEval a
-    list as long as the results cost 0.011 of hybrid recall_all@5 and a
-    30-deep one gained as much (docs/semantic.md). The semantic list is
-    deeper because it is cheap. Running the two legs on two threads was measured and gained
-    nothing on two cores (onnxruntime already uses both), so they run in turn.
+    The keyword list holds its 20 best: its cost grows with depth (BM25 over
+    more rows, more texts read for dedup); on LongMemEval a list as long as
+    the results cost 0.011 of hybrid recall_all@5 and a 30-deep one gained as
+    much (docs/semantic.md). The semantic list (30) is deeper because it is
+    cheap. Both were the depths at the default limit of 10, when they grew
+    with the limit; fixed, a larger limit no longer changes the best results.
+    Running the two legs on two threads was measured and gained nothing on two
+    cores (onnxruntime already uses both), so they run in turn.
     """
-    keyword = keyword_search(db, query, filters, max(limit, 10) * KEYWORD_DEPTH, messages)
-    depth = max(limit * SEMANTIC_DEPTH, 30)
-    return keyword, _semantic(db, encoder, query, filters, depth, messages)
+    keyword = keyword_search(db, asked.query, filters, KEYWORD_DEPTH, messages, asked)
+    return keyword, _semantic(db, encoder, asked, filters, SEMANTIC_DEPTH, messages)
+
+
+def _unembedded(
+    db: sqlite3.Connection, model: str, results: list[Result], messages: bool
+) -> set[Key]:
+    """The keyword results the semantic leg could not see: sessions (with `messages`,
+    messages) `model` has embedded nothing of yet. The index is embedded newest first,
+    so for a while the older part of it has keywords only (docs/semantic.md)."""
+    out: set[Key] = set()
+    for r in results:
+        if messages and r.message_index is not None:
+            sql = """SELECT NOT EXISTS (SELECT 1 FROM embedded e WHERE e.model = ?
+                         AND e.message = (SELECT m.id FROM messages m WHERE m.session = s.id
+                                          ORDER BY m.position LIMIT 1 OFFSET ?))"""
+            args: tuple[object, ...] = (model, r.message_index)
+        else:
+            sql = """SELECT NOT EXISTS (SELECT 1 FROM messages m CROSS JOIN embedded e
+                         ON e.message = m.id AND e.model = ? WHERE m.session = s.id)"""
+            args = (model,)
+        row = db.execute(
+            f"{sql} FROM sessions s WHERE s.session_id = ? AND s.agent = ? AND s.computer = ?",
+            (*args, r.session_id, r.agent, r.computer),
+        ).fetchone()
+        if row is not None and row[0]:
+            out.add(key(r, messages))
+    return out
 
 
 def _semantic(
     db: sqlite3.Connection,
     encoder: Encoder,
-    query: Query,
+    asked: Asked,
     filters: Filters,
     depth: int,
     messages: bool,
@@ -154,10 +187,43 @@ def _semantic(
     """
     from recall.semantic.nearest import semantic_search
 
-    if not has_meaning(db, encoder, query):
+    if not meant(asked, encoder):
         return []
+    query = asked.query
     excluded_words = excluded(query.terms)
-    return semantic_search(db, encoder, query.words(), filters, depth, messages, excluded_words)
+    found = semantic_search(db, encoder, query.words(), filters, depth, messages, excluded_words)
+    return judged(asked, encoder, found)
+
+
+def judged(asked: Asked, encoder: Encoder, found: list[Result]) -> list[Result]:
+    """`found` (scored by cosine) marked as matched by meaning, weak where a hit does not
+    stand out from the query's background (`search.bar`)."""
+    from recall.search import bar
+
+    back = backdrop(asked, encoder)
+    out = []
+    for r in found:
+        relevance = bar.meaning_relevance(r.score, back)
+        out.append(replace(r, matched=bar.MEANING, relevance=relevance, weak=relevance < 1.0))
+    return out
+
+
+def backdrop(asked: Asked, encoder: Encoder) -> tuple[float, float] | None:
+    """The query's background in meaning (`bar.background`), worked out once per search."""
+    if not asked.background_known:
+        from recall.search.bar import background
+
+        asked.background_known = True
+        vec = encoder.embed([asked.query.words()])[0]
+        asked.background = background(asked.db, encoder.model_id, vec)
+    return asked.background
+
+
+def meant(asked: Asked, encoder: Encoder) -> bool:
+    """`has_meaning` of the asked query, worked out once per search."""
+    if asked.meaning is None:
+        asked.meaning = has_meaning(asked.db, encoder, asked.query)
+    return asked.meaning
 
 
 def has_meaning(db: sqlite3.Connection, encoder: Encoder, query: Query) -> bool:
@@ -179,3 +245,54 @@ def _indexed(db: sqlite3.Connection, term: Term) -> bool:
         except sqlite3.OperationalError:  # an index without that table
             continue
     return False
+
+
+def source_nearest(
+    asked: Asked, filters: Filters, depth: int, kinds: str, computer: str
+) -> list[Result]:
+    """The memories (`kinds` 'memory') or chunks of files of `kinds` nearest the query in
+    meaning: their vectors (`source_vectors`, written by `recall.memory.vectors`) by an
+    exact dot product, none below `SOURCE_FLOOR`, an excluded `-word` left out."""
+    from recall.config import embedding_provider
+
+    if embedding_provider() == "none":
+        return []
+    from recall.semantic import ModelError
+    from recall.semantic.provider import current_model_id, get_encoder
+
+    db, query = asked.db, asked.query
+    kind = "memory" if kinds == "memory" else "chunk"
+    try:  # the model's id costs nothing; loading it only when there are vectors to compare
+        model = current_model_id()
+        rows = db.execute(
+            "SELECT ref, vector FROM source_vectors WHERE kind = ? AND model = ?", (kind, model)
+        ).fetchall()
+        if not rows:
+            return []
+        encoder = get_encoder(query=True)  # the one a search's session leg loads too
+    except ModelError:
+        return []
+    import numpy as np
+
+    if not meant(asked, encoder):  # gibberish has no neighbours in meaning
+        return []
+    matrix = np.frombuffer(b"".join(v for _, v in rows), dtype="<f4").reshape(len(rows), -1)
+    if matrix.shape[1] != encoder.dims:
+        return []
+    sims = matrix @ encoder.embed([query.words()])[0]  # an excluded word means nothing
+    order = [i for i in np.argsort(-sims, kind="stable")[: depth * 3] if sims[i] >= SOURCE_FLOOR]
+    refs = [int(rows[i][0]) for i in order]
+    if (negative := excluded(query.terms)) and refs:  # a -word excludes in every mode
+        table = "memories_fts" if kind == "memory" else "file_chunks_fts"
+        marks = ",".join("?" * len(refs))
+        sql = f"SELECT rowid FROM {table} WHERE {table} MATCH ? AND rowid IN ({marks})"
+        banned = {int(r[0]) for r in db.execute(sql, [negative, *refs])}
+        order = [i for i, ref in zip(order, refs, strict=True) if ref not in banned]
+        refs = [ref for ref in refs if ref not in banned]
+    scores = {ref: float(sims[i]) for ref, i in zip(refs, order, strict=True)}
+    found: list[MemoryResult] | list[FileResult]
+    if kind == "memory":
+        found = memory_rows(db, refs, filters, scores, computer)
+    else:
+        found = chunk_rows(db, refs, filters, scores, kinds.split(","), computer)
+    return judged(asked, encoder, list(found)[:depth])

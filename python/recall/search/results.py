@@ -7,6 +7,11 @@ from recall.record import Record, field
 HL_START, HL_END = "\x02", "\x03"
 """Highlight markers in snippets; the CLI renders them (bold on a terminal)."""
 MAX_LIMIT = 200
+POOL = 50
+"""How many results each source ranks before a search's results are cut to its limit,
+whatever the limit: fallback passes run when a source found fewer than this, and sources
+are merged from lists this long, so a larger limit shows more of one ranking rather than a
+different one (issue 20). A merged search shows at most this many per source."""
 
 
 class Filters(Record):
@@ -27,6 +32,13 @@ class Result(Record):
     snippet: str
     source: str = "session"
     message_index: int | None = None
+    matched: str = ""
+    """How it matched: "every word", "some words" or "meaning" (`search.bar`)."""
+    relevance: float = 0.0
+    """How far it clears the relevance bar, the same for every query: 1 is the bar
+    (`search.bar`); 0 from a peer that predates it."""
+    weak: bool = False
+    """Below the relevance bar (`search.bar`): shown after the answers, never to an agent."""
 
 
 class SearchOutput(Record):

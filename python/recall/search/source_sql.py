@@ -1,7 +1,9 @@
 """Keyword search over the sources beside the mirrors: memories and markdown file chunks.
 
 Both use FTS5/BM25 as the mirrors do: every query word first, then any
-meaningful word, ranked below. A memory's relevance is weighed with its
+meaningful word, ranked below; as for the mirrors, the passes read fixed
+windows and run when fewer than `POOL` were found, whatever the limit, which
+only cuts the ranking. A memory's relevance is weighed with its
 importance (`importance_factor`, docs/memory.md). Results are `Result`s with
 the fields that locate them: a memory's id and category, a chunk's file and
 heading path. The tables are written by `recall.memory`; this module only reads.
@@ -11,13 +13,18 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from recall.search.query import Query, match_all, match_any
-from recall.search.results import HL_END, HL_START, Filters, Result
+from recall.search.results import HL_END, HL_START, POOL, Filters, Result
 from recall.search.sql import filter_sql
-from recall.search.typo import correct
 from recall.timeutil import format_ts
+
+if TYPE_CHECKING:
+    from recall.search.asked import Asked
+
+FETCH = POOL * 5
+"""Rows each FTS5 pass reads, best first."""
 
 
 class MemoryResult(Result):
@@ -60,22 +67,22 @@ R = TypeVar("R", bound=Result)
 
 
 def _two_passes(
-    query: Query, limit: int, fetch: Callable[[str], list[Row]], key: Callable[[Row], float]
+    query: Query, fetch: Callable[[str], list[Row]], key: Callable[[Row], float]
 ) -> list[tuple[float, Row]]:
-    """Rows matching every word (scored by `key`), then, when too few, rows matching any
-    meaningful word, placed below all of them in their own order."""
+    """Rows matching every word (scored by `key`), then, when fewer than POOL, rows
+    matching any meaningful word, placed below all of them in their own order."""
     found: dict[Any, tuple[float, Row]] = {}
     strict = match_all(query.terms)
     if strict:
         for row in fetch(strict):
             found[row[0]] = (key(row), row)
-    loose = match_any(query.terms) if len(found) < limit else None
+    loose = match_any(query.terms) if len(found) < POOL else None
     if loose:
         floor = min((s for s, _ in found.values()), default=1.0)
         for row in fetch(loose):
             if row[0] not in found:
                 found[row[0]] = (floor - 1.0 / (1.0 + max(key(row), 0.0)), row)
-    return sorted(found.values(), key=lambda pair: -pair[0])[:limit]
+    return sorted(found.values(), key=lambda pair: -pair[0])
 
 
 class Found(list[R]):
@@ -98,21 +105,27 @@ def _ranked(
     limit: int,
     fetch: Callable[[str], list[Row]],
     key: Callable[[Row], float],
+    asked: Asked | None,
 ) -> tuple[list[tuple[float, Row]], str | None]:
-    """`_two_passes`, then, when that found too few, the query with its words that match
-    nothing in `table` corrected to the nearest indexed word ("prefernces"), ranked below;
-    and the corrected query when it added results."""
-    ranked = _two_passes(query, limit, fetch, key)
-    if len(ranked) >= limit:
-        return ranked, None
-    fixed = correct(db, query.terms, table)
+    """The first `limit` of `_two_passes`, then, when that found fewer than POOL, the
+    query with its words that match nothing corrected to the nearest indexed word
+    ("prefernces"; `asked` holds the search's one correction, else `table` is asked),
+    ranked below; and the corrected query when it added results."""
+    ranked = _two_passes(query, fetch, key)
+    if len(ranked) >= POOL or len(ranked) >= limit:
+        return ranked[:limit], None
+    if asked is None:
+        from recall.search.asked import Asked
+
+        asked = Asked(db, query, (table,))
+    fixed = asked.corrected()
     if fixed is None:
         return ranked, None
     seen = {row[0] for _, row in ranked}
     floor = min((s for s, _ in ranked), default=1.0)
     extra = [
         (floor - 1.0 / (1.0 + max(score, 0.0)), row)
-        for score, row in _two_passes(fixed, limit, fetch, key)
+        for score, row in _two_passes(fixed, fetch, key)
         if row[0] not in seen
     ]
     return (ranked + extra)[:limit], fixed.text if extra else None
@@ -129,6 +142,7 @@ def memory_hits(
     limit: int,
     computer: str,
     category: str | None = None,
+    asked: Asked | None = None,
 ) -> Found[MemoryResult]:
     """Memories matching `query`, by relevance × importance factor, best first."""
     where, args = _where(filters, "m.created_at", "m.project", None)
@@ -142,10 +156,10 @@ def memory_hits(
         WHERE memories_fts MATCH ?{where} ORDER BY bm25(memories_fts) LIMIT ?"""
 
     def fetch(expr: str) -> list[Row]:
-        return db.execute(sql, [expr, *args, max(limit * 5, 50)]).fetchall()
+        return db.execute(sql, [expr, *args, FETCH]).fetchall()
 
     ranked, corrected = _ranked(
-        db, "memories_fts", query, limit, fetch, lambda r: r[5] * importance_factor(r[1])
+        db, "memories_fts", query, limit, fetch, lambda r: r[5] * importance_factor(r[1]), asked
     )
     return _found([_memory(row, score, computer) for score, row in ranked], corrected)
 
@@ -236,6 +250,7 @@ def chunk_hits(
     limit: int,
     computer: str,
     kinds: Sequence[str],
+    asked: Asked | None = None,
 ) -> Found[FileResult]:
     """File chunks (of files of `kinds`) matching `query`, best first."""
     where, args = _where(filters, "f.ts", "f.project", "f.agent")
@@ -249,7 +264,7 @@ def chunk_hits(
         WHERE file_chunks_fts MATCH ?{where} ORDER BY bm25(file_chunks_fts, 2.0, 1.0) LIMIT ?"""
 
     def fetch(expr: str) -> list[Row]:
-        return db.execute(sql, [expr, *args, max(limit * 5, 50)]).fetchall()
+        return db.execute(sql, [expr, *args, FETCH]).fetchall()
 
-    ranked, corrected = _ranked(db, "file_chunks_fts", query, limit, fetch, lambda r: r[7])
+    ranked, corrected = _ranked(db, "file_chunks_fts", query, limit, fetch, lambda r: r[7], asked)
     return _found([_chunk(row, score, computer) for score, row in ranked], corrected)

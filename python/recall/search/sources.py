@@ -1,34 +1,37 @@
 """One search over every source: mirrors, memories, MEMORY.md, daily logs, guidance files.
 
-`run` is what `recall search` calls. The mirrors are searched by `modes.run`
+`run` is what `search.engine` calls. The mirrors are searched by `modes.run`
 (keyword, semantic or hybrid, as the user chose), the other sources by
-`source_sql`; the lists are then merged into one ranking:
+`source_sql` (and `modes.source_nearest` by meaning); each source ranks a list
+`POOL` deep whatever the limit, and the lists are merged into one ranking:
 
-    final = weight(kind) × (own + shared) / 2
+- one source with results: its ranking, unchanged;
+- several: by the query words each result's text holds (a tier, made
+  non-increasing down each list so no source's own order is broken), then
+  within a tier by weighted reciprocal rank, `weight(kind) / (RRF_K + rank)`.
 
-where `own` is a result's score divided by the best score of its own list
-(each source's own ranking, importance included for memories) and `shared`
-is BM25 over the texts of all candidates together, divided by its best: the
-scores of different indexes cannot be compared (`rank.py`), BM25 over one
-merged collection can. Near-duplicates across sources are then dropped
-(Jaccard ≥ 0.8, the core's dedup), keeping the better-ranked. Weights and
-why they are what they are: docs/memory.md.
+Scores of different indexes cannot be compared (`rank.py`), ranks can, and how
+many of the question's words an answer holds says which source's best is the
+better answer; re-scoring snippets did both worse (issue 20, docs/search.md,
+where the weights are justified). Near-duplicates across sources are then
+dropped (Jaccard ≥ 0.8, the core's dedup), keeping the better-ranked.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
 
 from recall import _accel
-from recall.errors import ConfigError, UsageError
+from recall.errors import ConfigError
 from recall.record import replace
+from recall.search import bar
+from recall.search.asked import Asked
 from recall.search.fusion import RRF_K, decay_factor
-from recall.search.modes import NO_WORDS, Outcome
+from recall.search.modes import Outcome, source_nearest
 from recall.search.modes import run as run_sessions
-from recall.search.query import Query, parse
+from recall.search.query import STOPWORDS, Query
 from recall.search.rank import DEDUP_THRESHOLD
-from recall.search.results import Filters, Result, SearchOutput, plain
+from recall.search.results import POOL, Filters, Result, SearchOutput, plain
 from recall.search.source_sql import (
     DAILY_KINDS,
     FILE_KINDS,
@@ -37,7 +40,6 @@ from recall.search.source_sql import (
     memory_hits,
 )
 
-SCOPES = ("all", "sessions", "memories", "daily", "files")
 WEIGHTS = {
     "memory": 1.0,
     "memory_file": 1.0,
@@ -46,11 +48,7 @@ WEIGHTS = {
     "message": 0.6,
     "session": 0.5,
 }
-"""Per-kind weights (seed 000's memory 1.0, message 0.6, session 0.5; docs/memory.md)."""
-
-Nearest = Callable[[sqlite3.Connection, Query, Filters, int, str], list[Result]]
-"""A semantic leg over memories and chunks (`memory.vectors.nearest`), handed in by
-the caller so that keyword search never imports `recall.semantic`."""
+"""Per-kind weights in the rank merge, within a tier of words held (docs/search.md)."""
 
 
 def checked_weights(given: dict[str, float]) -> dict[str, float]:
@@ -75,48 +73,69 @@ def kind(r: Result) -> str:
 
 
 def _text(r: Result) -> str:
+    """What a result says, for near-duplicates: its heading (a file chunk's) and snippet."""
     heading = getattr(r, "heading", "")
     return f"{heading} {plain(r.snippet)}" if heading else plain(r.snippet)
+
+
+def _words(query: Query) -> list[str]:
+    """The query words a result is tiered by: its positive words less stop words (all of
+    them when nothing else is left), lowercased, each once."""
+    positive = [w.lower() for t in query.terms if not t.negated for w in t.text.split()]
+    meant = [w for w in positive if w not in STOPWORDS] or positive
+    return list(dict.fromkeys(meant))
+
+
+def _holds(word: str, tokens: set[str]) -> bool:
+    """Whether a text's `tokens` hold `word`, or a form of it ("limit", "limits",
+    "limiting": one shares the other's first letters, 4 or more, and differs by a
+    suffix of at most 3)."""
+    if word in tokens:
+        return True
+    if len(word) < 4:
+        return False
+    return any(
+        (t.startswith(word) or word.startswith(t)) and len(t) >= 4 and abs(len(t) - len(word)) <= 3
+        for t in tokens
+    )
+
+
+def held(query: Query, results: list[Result]) -> list[int]:
+    """For each result, in order, how many of the query's words its text holds, made
+    non-increasing down the list: a tier never lifts a result above one its own source
+    ranked higher."""
+    words = [w for raw in _words(query) for w in _accel.tokenize(raw)]
+    words = list(dict.fromkeys(words))
+    tiers: list[int] = []
+    floor = len(words)
+    for r in results:
+        tokens = set(_accel.tokenize(f"{r.title or ''} {_text(r)}".lower()))
+        floor = min(floor, sum(1 for w in words if _holds(w, tokens)))
+        tiers.append(floor)
+    return tiers
 
 
 def merge(
     lists: list[list[Result]], query: Query, limit: int, weights: dict[str, float]
 ) -> list[Result]:
-    """One ranking from per-source lists (see the module's formula), near-duplicates dropped.
+    """One ranking from per-source rankings (see the module), near-duplicates dropped.
 
-    A result whose text holds a query word ranks above every result found by meaning
-    alone, in any source (as hybrid pins exact hits for sessions). `own` is relative to
-    the best word-matched result of its list; a meaning-only result keeps its absolute
-    score (a similarity), so a weak list's best neighbour does not look strong.
+    A source's own order is never changed: within a list the tier does not rise and
+    the reciprocal rank falls. One list with results comes back as it is. Scores are
+    `tier + weight / (RRF_K + rank)`, falling down the merged list.
     """
-    texts: list[str] = []
-    flat: list[tuple[Result, int, list[Result]]] = []
-    for results in lists:
-        for rank, r in enumerate(results):
-            texts.append(_text(r))
-            flat.append((r, rank, results))
-    if not flat:
+    lists = [results for results in lists if results]
+    if not lists:
         return []
-    shared = _accel.bm25_scores(query.words(), texts)
-    best = max(shared) or 1.0
-    matched = {id(r) for (r, _, _), bm25 in zip(flat, shared, strict=True) if bm25 > 0}
-    tops = {
-        id(results): max((r.score for r in results if id(r) in matched), default=0.0)
-        for results in lists
-    }
-    scored: list[tuple[bool, Result]] = []
-    for (r, rank, results), bm25 in zip(flat, shared, strict=True):
-        top = tops[id(results)]
-        if id(r) not in matched:
-            own = min(max(r.score, 0.0), 1.0)
-        elif top > 0:
-            own = max(r.score, 0.0) / top
-        else:  # a list of fallback hits only (scores ≤ 0) keeps its order by rank
-            own = 1.0 / (1 + rank)
-        final = weights[kind(r)] * (own + bm25 / best) / 2
-        scored.append((id(r) in matched, replace(r, score=float(f"{final:.6g}"))))
-    scored.sort(key=lambda p: (p[0], p[1].score), reverse=True)
-    ranked = [r for _, r in scored[: limit * 3]]
+    if len(lists) == 1:
+        return lists[0][:limit]
+    scored: list[tuple[float, int, int, Result]] = []
+    for n, results in enumerate(lists):
+        for rank, (r, tier) in enumerate(zip(results, held(query, results), strict=True), 1):
+            final = tier + weights[kind(r)] / (RRF_K + rank)
+            scored.append((final, n, rank, r))
+    scored.sort(key=lambda t: (-t[0], t[2], t[1]))
+    ranked = [replace(r, score=float(f"{final:.6g}")) for final, _, _, r in scored]
     keep = _accel.dedup([_text(r) for r in ranked], DEDUP_THRESHOLD)
     return [ranked[i] for i in keep][:limit]
 
@@ -127,27 +146,47 @@ def _ident(r: Result) -> str:
     return f"{r.source}:{getattr(r, 'memory_id', '')}:{where}"
 
 
-def _hybrid(keyword: list[Result], semantic: list[Result], limit: int) -> list[Result]:
+def _hybrid(keyword: list[Result], semantic: list[Result]) -> list[Result]:
     """Memories or chunks found by words and by meaning, fused by reciprocal rank."""
     scores: dict[str, float] = {}
     first: dict[str, Result] = {}
+    judged: dict[str, list[tuple[str, float]]] = {}
     for results in (keyword, semantic):
         for rank, r in enumerate(results):
             k = _ident(r)
             scores[k] = scores.get(k, 0.0) + 1.0 / (RRF_K + rank + 1)
             first.setdefault(k, r)
-    ranked = sorted(first, key=lambda k: -scores[k])[:limit]
-    by_words = {_ident(r) for r in keyword}
-    # found by meaning alone: keeps its similarity, which `merge` reads as absolute
-    return [
-        first[k] if k not in by_words else replace(first[k], score=float(f"{scores[k]:.6g}"))
-        for k in ranked
-    ]
+            judged.setdefault(k, []).append((r.matched, r.relevance))
+    ranked = sorted(first, key=lambda k: -scores[k])[:POOL]
+    out = []
+    for k in ranked:
+        matched, relevance = bar.combined(judged[k])
+        score = float(f"{scores[k]:.6g}")
+        out.append(
+            replace(first[k], score=score, matched=matched, relevance=relevance, weak=relevance < 1)
+        )
+    return out
+
+
+def judge_words(db: sqlite3.Connection, query: Query, found: list[Result]) -> list[Result]:
+    """A memory's or chunk's keyword hits, said how they matched and marked weak when the
+    words they hold carry too little of the query's rarity (`search.bar`)."""
+    if not found:
+        return found
+    words = bar.query_words(query)
+    weights = bar.rarity(db, words)
+    out = []
+    for r in found:
+        share = bar.coverage(words, weights, f"{r.title or ''} {_text(r)}")
+        matched = bar.EVERY if share >= 1.0 else bar.SOME
+        relevance = bar.words_relevance(share)
+        out.append(replace(r, matched=matched, relevance=relevance, weak=relevance < 1.0))
+    return out
 
 
 def run(
     db: sqlite3.Connection,
-    text: str,
+    asked: Asked,
     filters: Filters,
     limit: int,
     computer: str,
@@ -157,63 +196,65 @@ def run(
     decay: float = 0.0,
     messages: bool = False,
     weights: dict[str, float] | None = None,
-    nearest: Nearest | None = None,
 ) -> Outcome:
-    """Search `scope` (one of SCOPES); sessions go through `modes.run` unchanged."""
+    """Search `scope` (one of `search.request.SCOPES`; the request is checked); sessions
+    go through `modes.run` unchanged. The first `limit` of a ranking that does not depend
+    on `limit`."""
     weights = checked_weights(weights or {})
-    if scope not in SCOPES:
-        raise UsageError(f"scope must be one of {', '.join(SCOPES)}, not {scope!r}")
-    query = parse(text)
-    if not query.terms:  # in every scope, as `modes.run` says for sessions
-        raise UsageError(NO_WORDS)
     if scope == "sessions":
-        return run_sessions(db, text, filters, limit, mode, fusion, decay, messages)
+        return run_sessions(db, asked, filters, limit, mode, fusion, decay, messages)
+    query = asked.query
     lists: list[list[Result]] = []
     outcome = None
-    semantic = nearest if mode != "keyword" else None
+    by_meaning = mode != "keyword"
     corrections: list[str | None] = []
     if scope in ("all", "memories"):
-        memories = memory_hits(db, query, filters, limit, computer)
+        memories = memory_hits(db, query, filters, POOL, computer, asked=asked)
         corrections.append(memories.corrected)
-        found: list[Result] = list(memories)
-        lists.append(_with_meaning(db, query, filters, limit, found, semantic, "memory"))
+        found = judge_words(db, query, list(memories))
+        lists.append(_with_meaning(asked, filters, found, by_meaning, "memory", computer))
     chunk_kinds = {
         "all": MEMORY_KINDS + DAILY_KINDS + FILE_KINDS,
         "memories": MEMORY_KINDS,
         "daily": DAILY_KINDS,
         "files": FILE_KINDS,
     }[scope]
-    chunks = chunk_hits(db, query, filters, limit, computer, chunk_kinds)
+    chunks = chunk_hits(db, query, filters, POOL, computer, chunk_kinds, asked)
     corrections.append(chunks.corrected)
-    found_chunks: list[Result] = list(chunks)
-    lists.append(
-        _with_meaning(db, query, filters, limit, found_chunks, semantic, ",".join(chunk_kinds))
-    )
+    found = judge_words(db, query, list(chunks))
+    lists.append(_with_meaning(asked, filters, found, by_meaning, ",".join(chunk_kinds), computer))
     if decay > 0:  # the sessions' list comes decayed from `modes.run`
         lists = [
-            [replace(r, score=r.score * decay_factor(r.date, decay)) for r in lst] for lst in lists
+            sorted(
+                (
+                    replace(r, score=float(f"{r.score * decay_factor(r.date, decay):.6g}"))
+                    for r in lst
+                ),
+                key=lambda r: -r.score,
+            )
+            for lst in lists
         ]
     if scope == "all":
-        outcome = run_sessions(db, text, filters, limit, mode, fusion, decay, messages)
-        lists.append(outcome.output.results)
-    results = merge(lists, query, limit, weights)
-    if outcome:
+        # the sessions' own ranking, as deep as the others' when they found anything
+        depth = POOL if any(lists) else limit
+        outcome = run_sessions(db, asked, filters, depth, mode, fusion, decay, messages)
+        lists.insert(0, outcome.output.results)
         corrections.insert(0, outcome.output.corrected)
+    results = merge(lists, query, limit, weights)
     corrected = next((c for c in corrections if c), None)  # said as the sessions' is
     output = SearchOutput(query.text, len(results), results, corrected=corrected)
-    ran = outcome.mode if outcome else ("keyword" if semantic is None else "hybrid")
+    ran = outcome.mode if outcome else ("keyword" if not by_meaning else "hybrid")
     return Outcome(output, ran, outcome.note if outcome else None)
 
 
 def _with_meaning(
-    db: sqlite3.Connection,
-    query: Query,
+    asked: Asked,
     filters: Filters,
-    limit: int,
     found: list[Result],
-    nearest: Nearest | None,
+    by_meaning: bool,
     kinds: str,
+    computer: str,
 ) -> list[Result]:
-    if nearest is None:
+    if not by_meaning:
         return found
-    return _hybrid(found, nearest(db, query, filters, max(limit * 3, 30), kinds), limit)
+    return _hybrid(found, source_nearest(asked, filters, POOL, kinds, computer))

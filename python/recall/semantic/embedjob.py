@@ -72,7 +72,8 @@ def embed_pending(
     cache: VectorCache | None = None,
     limit: int | None = None,
 ) -> EmbedReport:
-    """Embed every message of `roles` that `encoder`'s model has not seen; refresh the index.
+    """Embed every message of `roles` that `encoder`'s model has not seen, the newest
+    sessions first (`vectors.pending_batches`); refresh the index.
 
     Ctrl-C (KeyboardInterrupt) ends the run between or inside batches: what was
     committed stays, the batch under way is rolled back, and the report says so.
@@ -93,14 +94,11 @@ def embed_pending(
 
     if progress:
         progress(tick)
-    after = 0
     try:
-        while report.messages < total:
-            want = min(BATCH_MESSAGES, total - report.messages)
-            batch = vectors.pending(store.conn, model, roles, after, want)
+        for batch in vectors.pending_batches(store.conn, model, roles, BATCH_MESSAGES):
+            batch = batch[: total - report.messages]
             if not batch:
                 break
-            after = batch[-1][0]
             rows: list[tuple[int, int, int, int]] = []
             texts: list[str] = []
             for msg, text in batch:

@@ -16,11 +16,13 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-BATCH_TOKENS = 2048
-"""Padded tokens per onnxruntime call (rows × longest row). Measured in one run on two
-sets (200 LongMemEval chunks, 250 synthetic agent-session chunks), chunks/s: 1024 gave
-9.5 / 31.4, 2048 8.5 / 36.1, 4096 7.4 / 31.2, 8192 about half of 4096: on these two
-cores smaller batches stay in cache."""
+BATCH_TOKENS = 512
+"""Padded tokens per onnxruntime call (rows × longest row). onnxruntime's memory arena
+keeps the largest batch's activations for the process's life, so this bounds peak
+memory: embedding the newest 1,000 messages of a 300-session corpus peaked at 380 MB
+with 2048, 276 MB with 1024 and 226 MB with 512 (`bench/embed_bench.py`), and 300
+agent-session texts cost 7.85, 6.8 and 6.65 s of CPU (two rounds, alternating): on two
+cores small batches stay in cache. Vectors are the same to 1e-6 (cosine ≥ 0.9999997)."""
 MAX_BATCH = 64
 
 

@@ -50,6 +50,13 @@ def cache_path(files: ModelFiles, ort_version: str) -> Path:
     return cache_root(files) / f"{files.sha256[:16]}-ort{ort_version}"
 
 
+ARENA = True
+"""onnxruntime's CPU memory arena (its default): memory a run asked for is kept for
+the next run instead of freed."""
+THREADS = 0
+"""onnxruntime threads a session uses when the caller names none (0: one per core)."""
+
+
 def options(ort: Any, threads: int = 0) -> Any:
     """Session options for recall's use. Prepacking (copying every weight matrix into
     the GEMM kernel's layout at load) is off: it cost ~40 ms of a ~50 ms load, ~200 ms
@@ -60,8 +67,9 @@ def options(ort: Any, threads: int = 0) -> Any:
     opts.log_severity_level = 3  # onnxruntime's warnings are not the user's business
     opts.add_session_config_entry("session.disable_prepacking", "1")
     opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    if threads:
-        opts.intra_op_num_threads = threads
+    opts.enable_cpu_mem_arena = ARENA
+    if threads or THREADS:
+        opts.intra_op_num_threads = threads or THREADS
     return opts
 
 
@@ -140,7 +148,16 @@ def _build(files: ModelFiles, where: Path, ort: Any, threads: int) -> Any:
     except (OSError, ValueError):
         shutil.rmtree(tmp, ignore_errors=True)
         return _plain(source, ort, threads)  # the session above still saves on every load
-    return session
+    # The source session dequantised every weight into memory of its own (~210 MB after a
+    # run, against ~60 MB plus the pages it touches for the cache's mapped weights): a
+    # first `recall embed` would carry it for hours. Serve from the cache just built.
+    del session
+    cached = options(ort, threads)
+    cached.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    try:
+        return ort.InferenceSession(str(where / GRAPH), cached, providers=["CPUExecutionProvider"])
+    except Exception:  # onnxruntime raises its own kinds
+        return _plain(source, ort, threads)
 
 
 def _plain(source: str, ort: Any, threads: int) -> Any:

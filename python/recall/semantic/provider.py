@@ -62,9 +62,37 @@ def get_encoder(query: bool = False) -> Encoder:
     runs: with it a cold search used 2-4x the CPU time (~20 ms against 40-80 ms
     for loading and one query), which a busy machine turns into wall time.
     """
+    global query_loaded
     cfg = config.load_config()
     endpoint = tuple(asdict(cfg.endpoint).values())  # hashable: the cache's key
-    return _encoder(config.embedding_provider(), cfg.model, config.model_dir(), endpoint, query)
+    encoder = _encoder(config.embedding_provider(), cfg.model, config.model_dir(), endpoint, query)
+    query_loaded = query_loaded or query
+    return encoder
+
+
+query_loaded = False
+"""Whether this process has loaded the encoder a search's query needs: a daemon's health
+says so, and `recall status` reports the daemon warm."""
+
+
+def warm_up() -> str | None:
+    """Load the query encoder and run it once, when there are vectors for it to search:
+    a daemon does this as it starts, so its first hybrid search does not pay the load.
+    None when warm (or nothing to warm), else why not, in one line."""
+    from recall.semantic import vectors as vec
+    from recall.store import open_reader
+
+    if config.embedding_provider() != "local":
+        return None
+    try:
+        model = current_model_id()
+        with open_reader() as store:
+            if not dict(vec.models(store.conn)).get(model):
+                return None
+        get_encoder(query=True).embed(["warm"])
+    except ModelError as exc:
+        return str(exc)
+    return None
 
 
 def current_model_id() -> str:

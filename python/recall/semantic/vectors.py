@@ -11,23 +11,64 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from recall.types import ASSISTANT, USER
+
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
 
-def pending(
-    db: sqlite3.Connection, model: str, roles: Sequence[str], after: int, limit: int
-) -> list[tuple[int, str]]:
-    """Messages (id, text) with `roles` not yet embedded by `model`, ids above `after`."""
+NEWEST_FIRST = "s.ended_at DESC, s.id DESC"
+"""The order messages are embedded in: the most recently active sessions first (SQLite
+sorts NULL, a session without times, last), so the weeks a user searches most are
+searchable by meaning first. `sessions_ended` serves it, rowid included."""
+
+
+def _pending_clause(roles: Sequence[str]) -> str:
     marks = ",".join("?" * len(roles))
-    return db.execute(
-        f"""SELECT m.id, m.text FROM messages m
-            WHERE m.id > ? AND m.role IN ({marks})
-              AND NOT EXISTS (SELECT 1 FROM embedded e WHERE e.model = ? AND e.message = m.id)
-            ORDER BY m.id LIMIT ?""",
-        (after, *roles, model, limit),
-    ).fetchall()
+    return f"""m.role IN ({marks})
+        AND NOT EXISTS (SELECT 1 FROM embedded e WHERE e.model = ? AND e.message = m.id)"""
+
+
+def pending_sessions(db: sqlite3.Connection, model: str, roles: Sequence[str]) -> list[int]:
+    """Rowids of the sessions with a message of `roles` that `model` has not embedded,
+    newest first: one pass over the messages, whatever is done already."""
+    return [
+        int(r[0])
+        for r in db.execute(
+            f"""SELECT s.id FROM sessions s WHERE EXISTS (
+                    SELECT 1 FROM messages m WHERE m.session = s.id AND {_pending_clause(roles)})
+                ORDER BY {NEWEST_FIRST}""",
+            (*roles, model),
+        )
+    ]
+
+
+def pending_batches(
+    db: sqlite3.Connection, model: str, roles: Sequence[str], size: int
+) -> Iterator[list[tuple[int, str]]]:
+    """Messages (id, text) of `roles` that `model` has not embedded, in batches of up to
+    `size`: newest sessions first, each in order. Nothing is held open between batches
+    (the caller commits in between); a session of any length is read `size` at a time."""
+    batch: list[tuple[int, str]] = []
+    for session in pending_sessions(db, model, roles):
+        position = -1
+        while True:
+            rows = db.execute(
+                f"""SELECT m.id, m.text, m.position FROM messages m
+                    WHERE m.session = ? AND m.position > ? AND {_pending_clause(roles)}
+                    ORDER BY m.position LIMIT ?""",
+                (session, position, *roles, model, size - len(batch)),
+            ).fetchall()
+            if not rows:
+                break
+            batch += [(int(r[0]), str(r[1])) for r in rows]
+            position = int(rows[-1][2])
+            if len(batch) >= size:
+                yield batch
+                batch = []
+    if batch:
+        yield batch
 
 
 def count_pending(db: sqlite3.Connection, model: str, roles: Sequence[str]) -> int:
@@ -38,16 +79,69 @@ def pending_size(
     db: sqlite3.Connection, model: str, roles: Sequence[str], limit: int | None = None
 ) -> tuple[int, int]:
     """(messages, characters) of `roles` not yet embedded by `model`, the first `limit`
-    of them in id order (the order `pending` hands them out): a run's work, for its ETA."""
-    marks = ",".join("?" * len(roles))
+    of them in the order `pending_batches` hands them out: a run's work, for its ETA."""
     n, chars = db.execute(
         f"""SELECT count(*), coalesce(sum(length(t)), 0) FROM (
-              SELECT m.text AS t FROM messages m WHERE m.role IN ({marks})
-                AND NOT EXISTS (SELECT 1 FROM embedded e WHERE e.model = ? AND e.message = m.id)
-              ORDER BY m.id LIMIT ?)""",
+              SELECT m.text AS t FROM messages m JOIN sessions s ON s.id = m.session
+              WHERE {_pending_clause(roles)}
+              ORDER BY {NEWEST_FIRST}, m.position LIMIT ?)""",
         (*roles, model, -1 if limit is None else limit),
     ).fetchone()
     return int(n), int(chars)
+
+
+class Coverage(NamedTuple):
+    """How much of the index `model` has embedded, for `recall status`."""
+
+    messages: int
+    """Messages of the embedded roles."""
+    pending: int
+    """Of those, not embedded yet."""
+    complete_since: float | None
+    """Every session active since this time (epoch seconds) is embedded whole; None when
+    nothing is pending (all of it is) or the newest session is still pending."""
+    newest_pending: float | None
+    """When the newest session with something to embed was last active."""
+
+
+def coverage(db: sqlite3.Connection, model: str, roles: Sequence[str]) -> Coverage:
+    """What share is embedded and up to which date, for `recall status`.
+
+    With both roles embedded (the default, and the only roles there are) the counts
+    come from the sessions' message counts and the `embedded` table's index, without
+    reading a message; the date from walking the sessions newest first (the order
+    they are embedded in) to the first with something pending, so its cost is the
+    messages already embedded, not the whole index.
+    """
+    marks = ",".join("?" * len(roles))
+    if {USER, ASSISTANT} <= set(roles):
+        (total,) = db.execute("SELECT coalesce(sum(message_count), 0) FROM sessions").fetchone()
+        (done,) = db.execute("SELECT count(*) FROM embedded WHERE model = ?", (model,)).fetchone()
+    else:
+        (total,) = db.execute(
+            f"SELECT count(*) FROM messages WHERE role IN ({marks})", tuple(roles)
+        ).fetchone()
+        (done,) = db.execute(
+            f"SELECT count(*) FROM embedded e JOIN messages m ON m.id = e.message"
+            f" WHERE e.model = ? AND m.role IN ({marks})",
+            (model, *roles),
+        ).fetchone()
+    pending = max(0, int(total) - int(done))
+    if not pending:
+        return Coverage(int(total), 0, None, None)
+    row = db.execute(
+        f"""SELECT s.ended_at FROM sessions s WHERE EXISTS (
+                SELECT 1 FROM messages m WHERE m.session = s.id AND {_pending_clause(roles)})
+            ORDER BY {NEWEST_FIRST} LIMIT 1""",
+        (*roles, model),
+    ).fetchone()
+    newest = row[0] if row else None
+    since = None
+    if newest is not None:
+        (since,) = db.execute(
+            "SELECT min(ended_at) FROM sessions WHERE ended_at > ?", (newest,)
+        ).fetchone()
+    return Coverage(int(total), pending, since, newest)
 
 
 def store(

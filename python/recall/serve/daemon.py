@@ -164,7 +164,9 @@ def serve(host: str, port: int, announce: Callable[[str], None], worker: bool = 
     jobs = Worker(computer, cfg.sync_minutes * 60, log_line)
 
     def detail() -> dict[str, Any]:
-        return {**index_detail(), "worker": dict(jobs.state)}
+        from recall.semantic import provider
+
+        return {**index_detail(), "worker": dict(jobs.state), "model_loaded": provider.query_loaded}
 
     settings = Settings(
         host=host,
@@ -196,6 +198,7 @@ def serve(host: str, port: int, announce: Callable[[str], None], worker: bool = 
     )
     if worker:
         jobs.start()
+    threading.Thread(target=_warm, name="recall-warm", daemon=True).start()
     try:
         while not stop.wait(0.5):
             pass
@@ -212,6 +215,19 @@ def serve(host: str, port: int, announce: Callable[[str], None], worker: bool = 
         _remove_state(state)
         log_line("stopped")
     return 0
+
+
+def _warm() -> None:
+    """Load the search model now (docs/serve.md): the CLI, the MCP tools and context send
+    their semantic and hybrid searches here to skip that load, so the first should too."""
+    from recall.semantic.provider import warm_up
+
+    try:
+        why = warm_up()
+    except Exception as exc:  # a warm-up that fails leaves searches to load it themselves
+        why = f"{type(exc).__name__}: {exc}"
+    if why:
+        log_line(f"search model not loaded ahead: {why}")
 
 
 def _hostport(address: Any) -> str:

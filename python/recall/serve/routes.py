@@ -1,9 +1,10 @@
-"""The answers: health, search, one mirror, one transcript. Each reuses the CLI's own code.
+"""The answers: health, search, one mirror, one transcript, each from the code every
+surface shares (never from `recall.cli`).
 
-Search is `recall search`'s `local_search` (the same ranking, the same JSON);
-a mirror is `recall show --json`'s; a transcript is `recall show --raw`'s,
-found by session id in the index (never by a path from the request) and
-redacted as it is printed.
+Search is the engine `recall search` calls (`search.engine.search`, the same
+ranking, the same JSON); a mirror is `recall show --json`'s; a transcript is
+`recall show --raw`'s (`privacy.transcript`), found by session id in the
+index (never by a path from the request) and redacted as it is sent.
 """
 
 from __future__ import annotations
@@ -47,11 +48,13 @@ def index_detail() -> dict[str, Any]:
 
 
 def search(params: dict[str, list[str]]) -> dict[str, Any]:
-    from recall.cli.search import local_search
+    from recall.search.engine import search as engine_search
     from recall.search.results import plain
+    from recall.serve.worker import SEARCHES
 
     request = parse_search(params)
-    outcome, indexed = local_search(request)
+    with SEARCHES.running():  # background embedding waits for it
+        outcome, indexed = engine_search(request)
     out = outcome.output
     if params.get("marks") != ["1"]:
         for r in out.results:
@@ -79,6 +82,7 @@ def mirror(ref: str, params: dict[str, list[str]]) -> dict[str, Any]:
 
 
 def transcript(ref: str, params: dict[str, list[str]]) -> Iterator[bytes]:
-    from recall.cli.show import raw_transcript
+    from recall.privacy.transcript import raw_transcript
+    from recall.sync import find_transcript
 
-    return raw_transcript(_mirror(ref, params))
+    return raw_transcript(_mirror(ref, params), find_transcript)

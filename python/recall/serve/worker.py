@@ -2,6 +2,12 @@
 then the embedding of what is new, then (when a team's index is configured, docs/team.md)
 a push of what changed.
 
+Embedding a year of history takes hours, so the worker does it as background
+work: on its own thread at a lower priority (`nice` 10, Linux sets it per
+thread), with one onnxruntime thread (the query encoder the daemon keeps warm
+for searches), newest sessions first, and paused while a search is answered
+(`SEARCHES`): between two groups of chunks it waits until no search is running.
+
 Idempotent (sync and embed both are), never two passes at once (a lock taken
 without waiting), never in a request's way (requests only read, and readers
 never wait for the write lock). Asked to stop, it stops at the next commit
@@ -11,9 +17,12 @@ progress callback is where it raises.
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from typing import Any
 
 from recall.errors import RecallError
@@ -21,6 +30,53 @@ from recall.errors import RecallError
 
 class _Stopping(Exception):
     """Raised from a progress callback, between two transactions."""
+
+
+class Searches:
+    """How many searches the daemon is answering: background embedding waits for none."""
+
+    def __init__(self) -> None:
+        self._count = 0
+        self._idle = threading.Condition()
+
+    @contextmanager
+    def running(self) -> Iterator[None]:
+        with self._idle:
+            self._count += 1
+        try:
+            yield
+        finally:
+            with self._idle:
+                self._count -= 1
+                self._idle.notify_all()
+
+    def wait_idle(self, stopping: threading.Event, most_s: float = 30.0) -> None:
+        """Return once no search is running (or after `most_s`: a stuck request must not
+        starve the index), or at once when the worker is asked to stop."""
+        deadline = time.monotonic() + most_s
+        with self._idle:
+            while self._count and not stopping.is_set():
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return
+                self._idle.wait(min(left, 0.5))
+
+
+SEARCHES = Searches()
+"""The daemon's searches (`routes.search` runs inside `SEARCHES.running()`)."""
+
+NICE = 10
+"""How much lower the worker thread runs than the daemon's request threads."""
+
+
+def lower_priority() -> None:
+    """Lower the calling thread's CPU priority. On Linux `setpriority` takes a thread id
+    and affects that thread alone; elsewhere it would lower the whole daemon (requests
+    too), so it is left alone there."""
+    if not sys.platform.startswith("linux"):
+        return
+    with suppress(OSError):
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICE)
 
 
 class Worker:
@@ -46,6 +102,7 @@ class Worker:
         return True
 
     def _loop(self) -> None:
+        lower_priority()
         while not self.stopping.is_set():
             self.run_once()
             if self.stopping.wait(max(1.0, self.every_s)):
@@ -129,11 +186,17 @@ class Worker:
         from recall.semantic.provider import get_encoder
         from recall.store import open_writer
 
-        try:
-            encoder = get_encoder()  # loaded once per process (searches load their own, once)
+        try:  # one thread, and the model searches keep warm: background work
+            encoder = get_encoder(query=True)
         except ModelError:
             return 0
+
+        def between(_tick: object) -> None:
+            self._check(0, 0)
+            SEARCHES.wait_idle(self.stopping)
+            self._check(0, 0)
+
         with open_writer() as store:
             roles = load_config().embed_roles
-            report = embed_pending(store, encoder, roles, progress=lambda _tick: self._check(0, 0))
+            report = embed_pending(store, encoder, roles, progress=between)
         return int(report.messages)

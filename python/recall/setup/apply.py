@@ -18,8 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from recall.record import Record, field
-from recall.setup import entries, jsonfile, safewrite, state, tomlfile, where
+from recall.record import Record, field, replace
+from recall.setup import entries, jsonc, jsonfile, opencode, safewrite, state, tomlfile, where
 from recall.setup.jsonfile import SettingsError
 from recall.setup.where import shown
 
@@ -59,7 +59,45 @@ class Outcome(Record):
 JsonEditor = Callable[[dict[str, Any], str], None]
 
 
-def _json_edit(agent: str, path: Path, editor: JsonEditor, original: str | None = None) -> Edit:
+class Target(Record):
+    """One settings file of an agent, and what of recall's it holds."""
+
+    path: Path
+    hooks: bool
+    mcp: bool
+    kind: str = "json"
+    """json, toml (Codex's config.toml) or jsonc (OpenCode's config, edited as text)."""
+
+
+def targets(agent: str, home: Path) -> list[Target]:
+    """The files that hold `agent`'s hooks and its MCP servers (docs/agents.md)."""
+    if agent == "claude":
+        return [
+            Target(where.claude_dir(home) / "settings.json", hooks=True, mcp=False),
+            Target(where.claude_json(home), hooks=False, mcp=True),
+        ]
+    if agent == "codex":
+        base = where.codex_dir(home)
+        return [
+            Target(base / "hooks.json", hooks=True, mcp=False),
+            Target(base / "config.toml", hooks=False, mcp=True, kind="toml"),
+        ]
+    if agent == "gemini":
+        return [Target(where.gemini_dir(home) / "settings.json", hooks=True, mcp=True)]
+    if agent == "cursor":
+        base = where.cursor_dir(home)
+        return [
+            Target(base / "hooks.json", hooks=True, mcp=False),
+            Target(base / "mcp.json", hooks=False, mcp=True),
+        ]
+    if agent == "opencode":
+        return [Target(where.opencode_file(home), hooks=False, mcp=True, kind="jsonc")]
+    return [Target(p, hooks=False, mcp=True) for p in where.extension_settings(agent, home)]
+
+
+def _json_edit(
+    agent: str, path: Path, editor: JsonEditor, original: str | None = None, scaffold: Any = None
+) -> Edit:
     before = jsonfile.read_text(path)
     data = jsonfile.parse(path, before)
     old = json.loads(json.dumps(data))
@@ -67,27 +105,53 @@ def _json_edit(agent: str, path: Path, editor: JsonEditor, original: str | None 
     if data == old:
         return Edit(agent, path, before, before)
     after = jsonfile.dump(data, jsonfile.style_of(before))
-    restored = _restore(path, data, original, json_data=True)
+    restored = _restore(path, data, original, jsonfile.parse, scaffold)
     if restored is not None:
         return Edit(agent, path, before, restored[0], restored[1])
     note = "" if jsonfile.keeps_layout(before) else "its layout could not be kept exactly"
     return Edit(agent, path, before, after if data or before is not None else None, note)
 
 
+def _opencode_edit(
+    agent: str, path: Path, program: list[str] | None, original: str | None = None
+) -> Edit:
+    """OpenCode's config, JSON or JSONC: recall's member added or cut out as text."""
+    before = jsonfile.read_text(path)
+    if program is not None:
+        return Edit(agent, path, before, opencode.installed_text(path, before, program))
+    after, data = opencode.uninstalled_text(path, before)
+    if after == before:
+        return Edit(agent, path, before, before)
+
+    def said(where: Path, text: str | None) -> dict[str, Any]:  # comments are said too
+        return {"data": jsonc.parse(where, text), "notes": jsonc.comments(text)}
+
+    said_now = {"data": data, "notes": jsonc.comments(after)}
+    restored = _restore(path, said_now if data else data, original, said)
+    if restored is not None:
+        return Edit(agent, path, before, restored[0], restored[1])
+    return Edit(agent, path, before, after)
+
+
+Parser = Callable[[Path, "str | None"], dict[str, Any]]
+
+
 def _restore(
-    path: Path, data: Any, original: str | None, json_data: bool
+    path: Path, data: Any, original: str | None, parse: Parser, scaffold: Any = None
 ) -> tuple[str | None, str] | None:
     """The bytes to write back when uninstalling leaves `data` equal to the file before
-    recall first changed it (original: the backup's path, or "" when it did not exist)."""
+    recall first changed it (original: the backup's path, or "" when it did not exist;
+    a file recall created goes when nothing but its `scaffold` is left in it)."""
     if original is None:
         return None
     if original == "":
-        return (None, "removed: recall had created it") if not data else None
+        empty = not data or (scaffold is not None and data == scaffold)
+        return (None, "removed: recall had created it") if empty else None
     try:
         text = jsonfile.read_text(Path(original))  # as bytes: line endings and BOM kept
         if text is None:
             return None
-        then = jsonfile.parse(path, text) if json_data else tomlfile.parse(path, text)
+        then = parse(path, text)
     except SettingsError:
         return None
     return (text, "restored byte for byte") if then == data else None
@@ -126,27 +190,15 @@ def _toml_edit(
         return Edit(agent, path, before, before)
     after = tomlfile.without_table(path, before)
     remaining = tomlfile.parse(path, after)
-    restored = _restore(path, remaining, original, json_data=False)
+    restored = _restore(path, remaining, original, tomlfile.parse)
     if restored is not None:
         return Edit(agent, path, before, restored[0], restored[1])
     return Edit(agent, path, before, after)
 
 
-def files(agent: str, home: Path) -> dict[str, Path]:
-    """The file that holds `agent`'s hooks and the one that holds its MCP servers."""
-    if agent == "claude":
-        return {"hooks": where.claude_dir(home) / "settings.json", "mcp": where.claude_json(home)}
-    if agent == "codex":
-        base = where.codex_dir(home)
-        return {"hooks": base / "hooks.json", "mcp": base / "config.toml"}
-    settings = where.gemini_dir(home) / "settings.json"
-    return {"hooks": settings, "mcp": settings}
-
-
 def plan(agent: str, home: Path, program: list[str] | None, context: bool = False) -> Outcome:
     """The edits that install (program given) or uninstall recall for `agent`; uninstalling
     with `context` takes out the context hooks alone (indexing and MCP stay)."""
-    paths = files(agent, home)
     known = state.load()
     outcome = Outcome()
     hooks = entries.wanted(agent, context)
@@ -160,47 +212,45 @@ def plan(agent: str, home: Path, program: list[str] | None, context: bool = Fals
             outcome.notes.extend(f"{agent}: {note}" for note in notes)
 
     def mcp_editor(data: dict[str, Any], name: str) -> None:
-        if only_context:
-            return
         if program is None:
             entries.remove_mcp(data)
         else:
             entries.add_mcp(data, agent, program, name)
 
-    def both(data: dict[str, Any], name: str) -> None:
-        hooks_editor(data, name)
-        mcp_editor(data, name)
+    def job_for(target: Target) -> Callable[[], Edit]:
+        path = target.path
+        # uninstalling may write back the file as it was before recall first changed it
+        restoring = program is None and not only_context
+        original = known.get(str(path), {}).get("original") if restoring else None
+        if target.kind == "toml":
+            return lambda: _toml_edit(agent, path, program, original)
+        if target.kind == "jsonc":
+            return lambda: _opencode_edit(agent, path, program, original)
+        editors = [e for e, on in ((hooks_editor, target.hooks), (mcp_editor, target.mcp)) if on]
+        scaffold = entries.SCAFFOLD.get(agent) if target.hooks else None
 
-    jobs: list[tuple[Path, Callable[[], Edit]]] = []
-    # uninstalling may write back the file as it was before recall first changed it
-    original: dict[str, str | None] = {
-        str(p): known.get(str(p), {}).get("original")
-        if program is None and not only_context
-        else None
-        for p in paths.values()
-    }
-    if paths["hooks"] == paths["mcp"]:
-        path = paths["hooks"]
-        jobs.append((path, lambda: _json_edit(agent, path, both, original[str(path)])))
-    else:
-        hp, mp = paths["hooks"], paths["mcp"]
-        jobs.append((hp, lambda: _json_edit(agent, hp, hooks_editor, original[str(hp)])))
+        def both(data: dict[str, Any], name: str) -> None:
+            for editor in editors:
+                editor(data, name)
+
+        return lambda: _json_edit(agent, path, both, original, scaffold)
+
+    for target in targets(agent, home):
+        if target.hooks and not target.mcp and not entries.HOOKS.get(agent):
+            continue
+        if only_context and not target.hooks:
+            continue  # the MCP entry stays
         if only_context:
-            pass  # the MCP entry stays
-        elif mp.suffix == ".toml":
-            jobs.append((mp, lambda: _toml_edit(agent, mp, program, original[str(mp)])))
-        else:
-            jobs.append((mp, lambda: _json_edit(agent, mp, mcp_editor, original[str(mp)])))
-    for path, job in jobs:
+            target = replace(target, mcp=False)
         try:
-            edit = job()
+            edit = job_for(target)()
             if edit.changed:
-                safewrite.check_writable(path)
+                safewrite.check_writable(target.path)
             outcome.edits.append(edit)
         except SettingsError as exc:
             outcome.problems.append(f"{agent}: {exc}")
         except RecursionError:
-            outcome.problems.append(f"{agent}: {jsonfile.too_deep(path)}")
+            outcome.problems.append(f"{agent}: {jsonfile.too_deep(target.path)}")
     return outcome
 
 

@@ -49,23 +49,36 @@ HOOKS = {
     "claude": _hooks("claude", "Stop", "SessionEnd", "SessionStart", "UserPromptSubmit", 1),
     "codex": _hooks("codex", "Stop", None, "SessionStart", "UserPromptSubmit", 1),
     "gemini": _hooks("gemini", "AfterAgent", "SessionEnd", "SessionStart", "BeforeAgent", 1000),
+    # Cursor's `stop` names the agent transcript (`transcript_path`) the Cursor adapter
+    # reads; its context hooks answer in a shape of their own, not written (docs/agents.md)
+    "cursor": [Hook("stop", ("ingest", "--event", "agent-stop"), 30)],
 }
+"""Each agent's hooks; an agent missing here (OpenCode, Cline, Roo Code) gets none."""
+FLAT = frozenset({"cursor"})
+"""Agents whose event lists hold the hook entries themselves (`{"command": …}`), not
+groups of them (`{"hooks": [{…}]}`)."""
+SCAFFOLD: dict[str, dict[str, Any]] = {"cursor": {"version": 1}}
+"""What a hooks file recall creates holds besides its hooks (Cursor's schema version)."""
 
 
 def wanted(agent: str, context: bool) -> list[Hook]:
-    return [h for h in HOOKS[agent] if context or not h.context]
+    return [h for h in HOOKS.get(agent, []) if context or not h.context]
 
 
 def _entries(groups: Any) -> Iterator[dict[str, Any]]:
-    """The hook entries in an event's list of groups (whatever else the list holds)."""
+    """The hook entries in an event's list: the hooks of each group, and the entries that
+    stand in the list themselves (Cursor's); whatever else the list holds is skipped."""
     for g in groups if isinstance(groups, list) else []:
         inner = g.get("hooks") if isinstance(g, dict) else None
-        for h in inner if isinstance(inner, list) else []:
-            if isinstance(h, dict):
-                yield h
+        if isinstance(inner, list):
+            yield from (h for h in inner if isinstance(h, dict))
+        elif isinstance(g, dict) and "command" in g:
+            yield g
 
 
 def _entry(agent: str, hook: Hook, program: list[str]) -> dict[str, Any]:
+    if agent in FLAT:
+        return {"command": command_line(program, *hook.args)}
     entry: dict[str, Any] = {"type": "command", "command": command_line(program, *hook.args)}
     if agent == "gemini":
         entry = {"name": f"recall-{hook.args[0]}-{hook.args[2]}", **entry}
@@ -85,6 +98,8 @@ def add_hooks(
 ) -> list[str]:
     """Add each hook unless it is there: recall's own with an old path is updated, a
     user's line that runs the same is left as is. Returns a note for each such line."""
+    for key, value in SCAFFOLD.get(agent, {}).items():
+        data.setdefault(key, value)
     table = _object(data, "hooks", where)
     notes = []
     for hook in hooks:
@@ -103,12 +118,12 @@ def add_hooks(
                 for h in theirs
             ]
         elif not mine:
-            groups.append({"hooks": [entry]})
+            groups.append(entry if agent in FLAT else {"hooks": [entry]})
     return notes
 
 
 def _recall_args(agent: str) -> list[tuple[str, ...]]:
-    return [h.args for h in HOOKS[agent]]
+    return [h.args for h in HOOKS.get(agent, [])]
 
 
 def remove_hooks(data: dict[str, Any], agent: str, only_context: bool = False) -> None:
@@ -130,7 +145,8 @@ def remove_hooks(data: dict[str, Any], agent: str, only_context: bool = False) -
         for g in groups:
             inner = g.get("hooks") if isinstance(g, dict) else None
             if not isinstance(inner, list):
-                kept.append(g)
+                if not written(g):  # an entry standing in the list itself (Cursor's)
+                    kept.append(g)
                 continue
             rest = [h for h in inner if not written(h)]
             if len(rest) == len(inner):
@@ -154,7 +170,7 @@ def hooks_present(data: dict[str, Any], agent: str) -> set[str]:
         return set()
     return {
         f"{h.event}: {' '.join(h.args)}"
-        for h in HOOKS[agent]
+        for h in HOOKS.get(agent, [])
         if any(runs(e.get("command"), h.args) for e in _entries(table.get(h.event)))
     }
 
@@ -174,16 +190,38 @@ def hook_commands(data: dict[str, Any], agent: str) -> list[str]:
 
 
 def mcp_entry(agent: str, program: list[str]) -> dict[str, Any]:
+    """recall's MCP server as `agent` names one: OpenCode a `local` server whose command
+    is one list; Claude Code, Cline and Roo Code with `"type": "stdio"` (Cline's newer
+    releases want it); Codex, Gemini CLI and Cursor `command` and `args` alone."""
+    if agent == "opencode":
+        return {"type": "local", "command": [*program, "mcp"], "enabled": True}
     entry: dict[str, Any] = {"command": program[0], "args": [*program[1:], "mcp"]}
-    return {"type": "stdio", **entry} if agent == "claude" else entry
+    return {"type": "stdio", **entry} if agent in ("claude", "cline", "roo") else entry
 
 
 def is_recall_server(entry: Any) -> bool:
-    """Whether an MCP entry is the one setup writes: recall (any path) with `mcp`."""
-    if not isinstance(entry, dict) or not isinstance(entry.get("command"), str):
+    """Whether an MCP entry is the one setup writes: recall (any path) with `mcp`, as
+    `command` and `args`, or as OpenCode's one `command` list of a `local` server."""
+    if not isinstance(entry, dict):
         return False
+    command = entry.get("command")
+    if isinstance(command, list):
+        return entry.get("type") == "local" and written_by_recall(command, ("mcp",))
     args = entry.get("args", [])
-    return isinstance(args, list) and written_by_recall([entry["command"], *args], ("mcp",))
+    return (
+        isinstance(command, str)
+        and isinstance(args, list)
+        and written_by_recall([command, *args], ("mcp",))
+    )
+
+
+def server_command(entry: dict[str, Any]) -> list[str]:
+    """The command line an MCP entry runs, as words."""
+    command = entry.get("command", "")
+    if isinstance(command, list):
+        return [str(w) for w in command]
+    args = entry.get("args", [])
+    return [str(command), *(str(a) for a in args if isinstance(args, list))]
 
 
 def add_mcp(data: dict[str, Any], agent: str, program: list[str], where: str) -> None:

@@ -276,3 +276,16 @@ def message_text(db: sqlite3.Connection, session_id: str, agent: str, index: int
         (session_id, agent, index),
     ).fetchone()
     return None if row is None else str(row[0])
+
+
+def message_turns(
+    db: sqlite3.Connection, session_id: str, agent: str, first: int, count: int
+) -> list[tuple[int, str, str]]:
+    """Up to `count` messages of a session from index `first` on, as (index, role, text):
+    a matched message with its neighbours (what `recall context` injects)."""
+    rows = db.execute(
+        "SELECT m.role, m.text FROM messages m JOIN sessions s ON s.id = m.session"
+        " WHERE s.session_id = ? AND s.agent = ? ORDER BY m.position LIMIT ? OFFSET ?",
+        (session_id, agent, count, max(0, first)),
+    ).fetchall()
+    return [(max(0, first) + n, str(role), str(text)) for n, (role, text) in enumerate(rows)]

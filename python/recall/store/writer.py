@@ -218,7 +218,7 @@ def index_new_messages(db: sqlite3.Connection, after: int) -> None:
     )
 
 
-Row = tuple[int, str, str, str, float | None, str, str]
+Row = tuple[int, str, str, str, float | None, str, str | None]
 
 
 def _split_repeats(rows: list[Row]) -> tuple[list[Row], list[Row]]:
@@ -240,21 +240,32 @@ def _split_repeats(rows: list[Row]) -> tuple[list[Row], list[Row]]:
 
 
 def _insert_messages(
-    db: sqlite3.Connection, session: int, agent: str, messages: list[Message], redactor: Redactor
+    db: sqlite3.Connection,
+    session: int,
+    agent: str,
+    messages: list[Message],
+    redactor: Redactor,
+    index: bool,
 ) -> None:
     redact = redactor.redact
+    # Digests are only compared with tombstones: none for the agent, none worth computing.
+    tombstones = db.execute(
+        "SELECT 1 FROM forgotten_messages WHERE agent = ? LIMIT 1", (agent,)
+    ).fetchone()
     rows = []
     for m in messages:
         key, text = scrub(m.key), redact(m.text)
-        rows.append(
-            (session, key, m.role, text, parse_iso(m.timestamp), agent, message_digest(key, text))
-        )
+        digest = message_digest(key, text) if tombstones else None
+        rows.append((session, key, m.role, text, parse_iso(m.timestamp), agent, digest))
     first, repeats = _split_repeats(rows)
     # Rowids only grow past the largest one, so every row this part adds has an
     # id above `last`; rows updated in place keep theirs (their trigger reindexes).
     (last,) = db.execute("SELECT coalesce(max(id), 0) FROM messages").fetchone()
+    if repeats and not index:  # their update would meet rows the caller has yet to index
+        raise ValueError("internal: a batch indexed by its caller repeats a message key")
     db.executemany(_INSERT_MESSAGE, first)
-    index_new_messages(db, last)
+    if index:
+        index_new_messages(db, last)
     if repeats:
         db.executemany(_INSERT_MESSAGE, repeats)
 
@@ -283,17 +294,21 @@ def apply_part(
     computer: str,
     transcript: str | None,
     redactor: Redactor,
+    index: bool = True,
 ) -> int:
     """Merge one session's share of a parse into the store; returns the session's rowid.
 
     `part` has been through `clean_ids` and the privacy checks (`recall.ingest`).
+    `index=False` leaves the new rows out of the full-text index: the caller indexes
+    a whole batch of parts with one `index_new_messages` before it commits (one FTS5
+    segment a batch instead of one a session; the streamed import does).
     """
     session = _upsert_session(db, part.info, computer, transcript, redactor)
     if part.replace:
         db.execute("DELETE FROM messages WHERE session = ?", (session,))
     for key in part.rewinds:
         _rewind(db, session, key)
-    _insert_messages(db, session, part.info.agent, part.messages, redactor)
+    _insert_messages(db, session, part.info.agent, part.messages, redactor, index)
     _refresh_summary(db, session)
     keys = [scrub(m.key) for m in part.messages]
     leaves = titles.summarised(db, part.info.agent, keys) if keys else []

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from recall.errors import UsageError
-from recall.search.modes import NO_WORDS, Outcome
-from recall.search.query import STOPWORDS, Query, Term, parse
+from recall.search.asked import prepare
+from recall.search.modes import Outcome
+from recall.search.query import STOPWORDS, Query, Term
+from recall.search.request import TEAM, SearchRequest, checked
 from recall.search.results import Filters, SearchOutput
 from recall.team import connect, schema, terms
 from recall.team.search import TeamFilters, search
@@ -61,28 +62,37 @@ def _indexed(conn: Any, term: Term) -> bool:
     return bool(row and row[0])
 
 
-def ask(
-    text: str,
-    filters: Filters,
-    limit: int,
-    mode: str | None = None,
-    decay: float = 0.0,
-    messages: bool = False,
-    scope: str = "all",
-    persons: list[str] | None = None,
-    computers: list[str] | None = None,
-    skip_own: str | None = None,
-) -> Answer:
-    """The team's results for one search, and whether the team holds any session."""
+def ask(request: SearchRequest, names: list[str], skip_own: str | None = None) -> Answer:
+    """The team's results for `request` (checked by `search.request.checked`, as every
+    surface's is), and whether the team holds any session this person may read.
+
+    `names`: the team's names the request gives (`team`, `team:PERSON@COMPUTER`, which
+    narrow it); `skip_own`: this computer's name when it answers too (this person's rows
+    from it are left out: its own answer is fresher). Decay is the config's unless asked;
+    the team always fuses by reciprocal rank (`search.fusion`'s default).
+    """
     import psycopg
 
-    query = parse(text)
-    if not query.terms:
-        raise UsageError(NO_WORDS)
+    from recall.config import load_config
+    from recall.team.mirror import where
+
+    request = checked(request)
+    query = prepare(request.text)
+    mode, scope = request.mode, request.scope
     if scope not in ("all", "sessions"):  # the team holds mirrors only
         return Outcome(SearchOutput(query.text, 0, []), mode or "keyword"), False
+    decay = load_config().search.decay if request.decay is None else request.decay
+    narrowed = [] if TEAM in names else [where(n) for n in names]
     tf = TeamFilters(
-        base=filters, persons=persons or [], computers=computers or [], skip_own_computer=skip_own
+        base=Filters(
+            agents=list(request.agents),
+            project=request.project,
+            since=request.since,
+            until=request.until,
+        ),
+        persons=[*request.persons, *sorted({p for p, _ in narrowed if p})],
+        computers=sorted({c for _, c in narrowed if c}),
+        skip_own_computer=skip_own,
     )
     with connect.connect(read=True) as conn:
         schema.require(conn)
@@ -117,10 +127,10 @@ def ask(
             conn,
             query,
             tf,
-            limit,
+            request.limit,
             vector,
             keyword=ran != "semantic",
-            messages=messages,
+            messages=request.messages,
             decay=decay,
             floor=floor,
         )

@@ -23,7 +23,7 @@ from recall.search.fusion import EXACT_BONUS, RRF_K, RRF_WEIGHTS
 from recall.search.query import Query
 from recall.search.rank import DEDUP_THRESHOLD
 from recall.search.results import Filters, Result, plain
-from recall.team import bm25, schema, terms
+from recall.team import bm25, judge, schema, terms
 from recall.team.connect import failure
 from recall.team.vectors import VectorBytes
 from recall.timeutil import format_ts
@@ -221,7 +221,7 @@ def _fused(q: _Sql, p: _Plan, lists: list[str], decay: float) -> None:
         w = RRF_WEIGHTS
         q.add(
             f"fused AS (SELECT {keys}{pos}, kw.position IS NOT NULL AS worded, "
-            "vec.start, vec.stop, coalesce(kw.tier = 1, false) AS exact, "
+            "vec.start, vec.stop, coalesce(kw.tier = 1, false) AS exact, 1 - vec.d AS cos, "
             f"coalesce({w[0]} / ({RRF_K} + kw.rank), 0) + "
             f"coalesce({w[1]} / ({RRF_K} + vec.rank), 0) AS score "
             f"FROM kw FULL JOIN vec ON {on}) "
@@ -230,12 +230,12 @@ def _fused(q: _Sql, p: _Plan, lists: list[str], decay: float) -> None:
         score = f"1.0 / ({RRF_K} + rank)" if decay > 0 else "score"
         q.add(
             f"fused AS (SELECT {_KEY}, position, true AS worded, NULL::int AS start, "
-            f"NULL::int AS stop, tier = 1 AS exact, {score} AS score FROM kw) "
+            f"NULL::int AS stop, tier = 1 AS exact, NULL::float8 AS cos, {score} AS score FROM kw) "
         )
     else:
         q.add(
             f"fused AS (SELECT {_KEY}, position, false AS worded, start, stop, "
-            "false AS exact, score FROM vec) "
+            "false AS exact, 1 - d AS cos, score FROM vec) "
         )
 
 
@@ -270,10 +270,13 @@ def search(
         with conn.transaction():
             q = _Sql().add("WITH ")
             lists: list[str] = []
+            w = bm25.weights(conn, query.terms) if keyword else bm25.Weights()
             if keyword:
-                _keyword(q, query, filters, p, bm25.weights(conn, query.terms))
+                _keyword(q, query, filters, p, w)
                 lists.append("kw")
+            back = None
             if vector is not None:
+                back = judge.background(conn, vector)
                 k = _semantic(q, query, filters, p, vector, floor)
                 conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
                 conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(min(k, 1000)),))
@@ -283,7 +286,8 @@ def search(
             rows = conn.execute(q.text(), q.args).fetchall()
     except psycopg.Error as exc:
         raise failure(exc) from None
-    results = [_result(row) for row in rows]
+    words = judge.word_weights(query, w)
+    results = [_result(row, words, back) for row in rows]
     keep = _accel.dedup([plain(r.snippet) for r in results], DEDUP_THRESHOLD)
     return [results[i] for i in keep][:limit]
 
@@ -301,7 +305,8 @@ def _final(q: _Sql, query: Query, p: _Plan, decay: float) -> None:
     q.add(f"SELECT f.person, f.computer, f.agent, f.session_id, s.project, s.title, {ts}, ")
     if decay > 0:
         q.args.append(decay)
-    q.add(f"{final}{pin} AS final, f.worded, f.start, f.stop, ")
+    q.add(f"{final}{pin} AS final, f.worded, f.start, f.stop, f.exact, f.cos, ")
+    q.add("CASE WHEN f.worded AND NOT f.exact THEN coalesce(s.title, '') || ' ' || m.text END, ")
     rank_sql, rank_args = terms.rank_query(query.terms)
     q.extend(
         f"CASE WHEN f.worded THEN ts_headline('{terms.CONFIG}', m.text, {rank_sql}, %s) "
@@ -318,9 +323,12 @@ def _final(q: _Sql, query: Query, p: _Plan, decay: float) -> None:
     )
 
 
-def _result(row: tuple[Any, ...]) -> Result:
+def _result(
+    row: tuple[Any, ...], words: tuple[list[str], list[float]], back: tuple[float, float] | None
+) -> Result:
     (person, computer, agent, session_id, project, title, ts, score) = row[:8]
-    worded, start, stop, text, index = row[8:]
+    worded, start, stop, every, cosine, whole, text, index = row[8:]
+    matched, relevance = judge.judged(every, worded, whole or "", cosine, words, back)
     if not worded:
         piece = " ".join(str(text)[start or 0 : stop].split())
         text = piece if len(piece) <= SNIPPET_CHARS else piece[: SNIPPET_CHARS - 1] + "…"
@@ -334,4 +342,7 @@ def _result(row: tuple[Any, ...]) -> Result:
         score=float(f"{float(score):.6g}"),
         snippet=" ".join(str(text).split()),
         message_index=int(index),
+        matched=matched,
+        relevance=relevance,
+        weak=relevance < 1.0,
     )

@@ -1,0 +1,344 @@
+"""Importing a history in the plain JSONL format, streamed: any size, bounded memory, resumable.
+
+A year of history can be a million lines. The import reads it in pieces of
+about `PIECE_BYTES` cut at line ends, and commits each piece in its own
+transaction, so memory follows the piece, not the file (a single line may
+still be up to `MAX_LINE`). What must span pieces is kept in SQLite, not in
+Python: a temporary table numbers repeated lines (the k-th copy of the same
+session, role, timestamp and text is keyed `<key>.k`, as a whole-file read
+keys it), and another notes the sessions this run has met, so a session
+re-read from the start of a file replaces its stored messages once, on first
+sight, not at every piece.
+
+A file's progress is its transcript mark, written in the same transaction
+as the piece: an interrupted import of a file resumes from the last piece
+committed (after re-counting the lines before it, which it parses but does
+not store), and a file that grew resumes from where it ended. Content keys
+make any re-run harmless: stdin, which cannot resume, is simply read again
+and stores nothing twice.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, BinaryIO, TypeVar
+
+from recall.agents.jsonl_import import DEFAULT_AGENT, number_keys, read
+from recall.ingest import ALREADY_REDACTED, can_resume, fingerprint, redact_parsed, store_batch
+from recall.record import Record, field
+from recall.safeio import MAX_LINE, SKIP_LONG_LINE, open_regular, skip_line
+from recall.store import Store
+from recall.store.writer import TranscriptMark, read_mark, write_mark
+from recall.types import Parsed
+from recall.vetting import is_current, stored_path
+
+PIECE_BYTES = 4 * 1024 * 1024
+"""Bytes parsed and committed together. 4 MiB is ~8,000 messages: large enough that
+a transaction's fixed costs vanish, small enough that a piece parsed, redacted and
+queued for SQLite stays a few tens of MB."""
+
+
+class Tick(Record):
+    """Where an import stands, for a progress line."""
+
+    done: int
+    """Bytes read so far, from the start of the input (a resumed file starts past 0)."""
+    total: int | None
+    """The input's size, when known (a file, or stdin redirected from one)."""
+    start: int
+    """Where this run began reading (a resumed file: past what was done before)."""
+    messages: int
+    seconds: float
+
+
+Progress = Callable[[Tick], None]
+
+
+class ImportReport(Record):
+    sessions: int = 0
+    """Sessions this run stored messages of."""
+    messages: int = 0
+    """Messages read this run (stored, or already there)."""
+    bytes: int = 0
+    """Bytes read this run."""
+    resumed_from: int = 0
+    """A file's offset this run started at (0: from the start)."""
+    unchanged: bool = False
+    """The file is as its last import left it: nothing was read."""
+    skipped: dict[str, int] = field(default_factory=dict)
+
+
+def _setup(db: sqlite3.Connection) -> None:
+    """The run's scratch tables, empty. `temp_store=FILE` keeps them on disk (in SQLite's
+    temporary directory, deleted on close): their pages, not their rows, are in memory."""
+    db.execute("PRAGMA temp_store=FILE")
+    db.execute(
+        "CREATE TEMP TABLE IF NOT EXISTS import_seen(key INTEGER PRIMARY KEY, n INTEGER NOT NULL)"
+        " WITHOUT ROWID"
+    )
+    db.execute(
+        "CREATE TEMP TABLE IF NOT EXISTS import_sessions("
+        " session TEXT NOT NULL, agent TEXT NOT NULL, stored INTEGER NOT NULL,"
+        " PRIMARY KEY (session, agent)) WITHOUT ROWID"
+    )
+    db.execute("DELETE FROM temp.import_seen")
+    db.execute("DELETE FROM temp.import_sessions")
+
+
+def _short(key: str) -> int:
+    """A content key as 60 bits of its digest (which hashed the session too): an integer
+    key keeps the count's B-tree small. Two lines colliding in 60 bits would only number
+    the second `.1`, the same way on every run."""
+    return int(key[-20:-5], 16)
+
+
+def _chunks(items: list[Any], size: int = 500) -> Iterator[list[Any]]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
+
+
+def _number(db: sqlite3.Connection) -> Callable[[list[str]], list[int]]:
+    """Numbering over every piece of the run, counted in `temp.import_seen`."""
+
+    def number(keys: list[str]) -> list[int]:
+        ids = [_short(key) for key in keys]
+        counts: dict[int, int] = {}
+        for group in _chunks(list(dict.fromkeys(ids))):
+            marks = ",".join("?" * len(group))
+            counts.update(
+                db.execute(f"SELECT key, n FROM temp.import_seen WHERE key IN ({marks})", group)
+            )
+        out = []
+        for key in ids:
+            n = counts.get(key, 0)
+            counts[key] = n + 1
+            out.append(n)
+        upsert = "INSERT OR REPLACE INTO temp.import_seen(key, n) VALUES (?, ?)"
+        db.executemany(upsert, counts.items())
+        return out
+
+    return number
+
+
+def _first_seen(db: sqlite3.Connection, parsed: Parsed, stored: bool) -> set[tuple[str, str]]:
+    """The sessions of `parsed` this run has not met before; notes them all as met."""
+    ids = [(p.info.session_id, p.info.agent) for p in parsed.parts]
+    met: set[tuple[str, str]] = set()
+    for group in _chunks([s for s, _ in ids]):
+        marks = ",".join("?" * len(group))
+        met.update(
+            db.execute(
+                f"SELECT session, agent FROM temp.import_sessions WHERE session IN ({marks})",
+                group,
+            )
+        )
+    db.executemany(
+        "INSERT INTO temp.import_sessions(session, agent, stored) VALUES (?, ?, ?)"
+        " ON CONFLICT DO UPDATE SET stored = max(stored, excluded.stored)",
+        ((s, a, int(stored)) for s, a in ids),
+    )
+    return {i for i in ids if i not in met}
+
+
+def pieces(fh: BinaryIO, skipped: dict[str, int]) -> Iterator[tuple[int, bytes]]:
+    """`(length, data)` for each piece of `fh` from where it stands: whole lines of about
+    `PIECE_BYTES`, the last one possibly without its newline. `length` is the bytes the
+    piece stands for: more than `data` when a line over `MAX_LINE` was passed over
+    (never held whole) and counted in `skipped`."""
+    carry = b""
+    passed = 0
+    while True:
+        block = fh.read(PIECE_BYTES)
+        if not block:
+            if carry or passed:
+                yield passed + len(carry), carry
+            return
+        data = carry + block if carry else block
+        cut = data.rfind(b"\n") + 1
+        if cut:
+            yield passed + cut, data[:cut]
+            carry, passed = data[cut:], 0
+        elif len(data) > MAX_LINE:  # one line longer than any transcript line may be
+            more, _ = skip_line(fh)
+            passed += len(data) + more
+            carry = b""
+            skipped[SKIP_LONG_LINE] = skipped.get(SKIP_LONG_LINE, 0) + 1
+        else:
+            carry = data
+
+
+Prepared = tuple[Parsed, set[str]]
+
+
+def prepare(data: bytes) -> Prepared:
+    """A piece parsed and redacted (outside the write lock, as transcripts are), with the
+    sessions whose text carried the ignore marker. Touches no connection: it runs on
+    the reader thread (`_ahead`)."""
+    parsed = read(data)
+    return parsed, set(redact_parsed(parsed))
+
+
+T = TypeVar("T")
+
+
+def _ahead(items: Iterator[T], work: Callable[[T], Prepared]) -> Iterator[tuple[T, Prepared]]:
+    """`(item, work(item))` in order, working on the next item on a second thread while
+    the caller handles this one: parsing and redacting (Python, holding the GIL) overlap
+    SQLite's inserts and FTS5 indexing (C, without it). At most two pieces are in hand."""
+    with ThreadPoolExecutor(1, thread_name_prefix="recall-import") as pool:
+        current = next(items, None)
+        if current is None:
+            return
+        pending = pool.submit(work, current)
+        for item in items:
+            done = pending.result()
+            pending = pool.submit(work, item)
+            yield current, done
+            current = item
+        yield current, pending.result()
+
+
+class _Run:
+    """One import: the store, the numbering, the counts, the progress line."""
+
+    def __init__(
+        self, store: Store, computer: str, progress: Progress | None, replace: bool
+    ) -> None:
+        self.store = store
+        self.computer = computer
+        self.progress = progress
+        self.replace = replace
+        """Sessions re-read from the start of their file: replace on first sight."""
+        self.numbering = _number(store.conn)
+        self.report = ImportReport()
+        self.started = time.perf_counter()
+
+    def number(self, parsed: Parsed, stored: bool) -> set[tuple[str, str]]:
+        """Number `parsed`'s keys and note its sessions (inside the caller's transaction, so
+        a piece rolled back is not counted); the sessions met for the first time."""
+        number_keys(parsed, self.numbering)
+        return _first_seen(self.store.conn, parsed, stored)
+
+    def recount(self, fh: BinaryIO, end: int) -> None:
+        """Number the lines before `end` (a resume) without storing them."""
+        fh.seek(0)
+        done = 0
+        for length, data in pieces(fh, {}):
+            if done + length > end and length == len(data):
+                data = data[: end - done]
+            with self.store.transaction():
+                self.number(read(data), stored=False)
+            done += length
+            if done >= end:
+                break
+        fh.seek(end)
+
+    def commit(self, prepared: Prepared, mark: TranscriptMark | None) -> None:
+        """Commit one prepared piece (and the file's mark, in the same transaction)."""
+        parsed, marked = prepared
+        for reason, n in parsed.skipped.items():
+            self.report.skipped[reason] = self.report.skipped.get(reason, 0) + n
+        with self.store.transaction() as db:
+            first = self.number(parsed, stored=True)
+            if self.replace:
+                for part in parsed.parts:
+                    part.replace = (part.info.session_id, part.info.agent) in first
+            store_batch(db, parsed.parts, self.computer, mark.path if mark else None, marked)
+            if mark is not None:
+                mark.skipped = {
+                    r: mark.skipped.get(r, 0) + n for r, n in self.report.skipped.items()
+                }
+                write_mark(db, mark, ALREADY_REDACTED)
+        self.report.messages += sum(len(p.messages) for p in parsed.parts)
+
+    def tick(self, done: int, total: int | None, start: int) -> None:
+        if self.progress:
+            seconds = time.perf_counter() - self.started
+            self.progress(Tick(done, total, start, self.report.messages, seconds))
+
+    def finish(self) -> ImportReport:
+        (self.report.sessions,) = self.store.conn.execute(
+            "SELECT count(*) FROM temp.import_sessions WHERE stored"
+        ).fetchone()
+        return self.report
+
+
+def import_file(
+    store: Store,
+    path: Path,
+    computer: str,
+    force: bool = False,
+    progress: Progress | None = None,
+) -> ImportReport:
+    """Import one JSONL file, resuming where an earlier import of it stopped.
+
+    Raises OSError (NotARegularFile among them) if the file cannot be read.
+    """
+    key = stored_path(path)
+    with open_regular(path) as fh:
+        st = os.fstat(fh.fileno())
+        mark = read_mark(store.conn, key)
+        if not force and is_current(mark, st):
+            return ImportReport(unchanged=True)
+        _setup(store.conn)
+        start = 0
+        if mark and not force and 0 < mark.offset <= st.st_size and can_resume(fh, mark):
+            start = mark.offset
+        prior = dict(mark.skipped) if mark and start else {}
+        run = _Run(store, computer, progress, replace=True)
+        run.report.resumed_from = start
+        if start:
+            run.recount(fh, start)
+        fh.seek(start)
+        run.tick(start, st.st_size, start)
+
+        def marked_pieces() -> Iterator[tuple[int, bytes, TranscriptMark]]:
+            end = start
+            for length, data in pieces(fh, run.report.skipped):
+                end += length
+                pos = fh.tell()
+                head = fingerprint(fh, end)
+                fh.seek(pos)
+                new_mark = TranscriptMark(
+                    path=key,
+                    agent=DEFAULT_AGENT,
+                    size=st.st_size if end >= st.st_size else end,
+                    mtime_ns=st.st_mtime_ns,
+                    head=head,
+                    offset=end,
+                    skipped=prior,
+                )
+                yield end, data, new_mark
+
+        for (end, _, new_mark), prepared in _ahead(marked_pieces(), lambda p: prepare(p[1])):
+            run.commit(prepared, new_mark)
+            run.report.bytes = end - start
+            run.tick(end, st.st_size, start)
+        for reason, n in prior.items():
+            run.report.skipped[reason] = run.report.skipped.get(reason, 0) + n
+    return run.finish()
+
+
+def import_stream(
+    store: Store,
+    stream: BinaryIO,
+    computer: str,
+    total: int | None = None,
+    progress: Progress | None = None,
+) -> ImportReport:
+    """Import JSONL read from `stream` (stdin) piece by piece; nothing to resume from,
+    and nothing stored twice if the same lines are piped again."""
+    _setup(store.conn)
+    run = _Run(store, computer, progress, replace=False)
+    run.tick(0, total, 0)
+    source = pieces(stream, run.report.skipped)
+    for (length, _), prepared in _ahead(source, lambda p: prepare(p[1])):
+        run.commit(prepared, None)
+        run.report.bytes += length
+        run.tick(run.report.bytes, total, 0)
+    return run.finish()

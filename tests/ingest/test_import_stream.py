@@ -1,0 +1,191 @@
+"""The streamed JSONL import (issue 28): pieces, resume after a kill, growth, rewrites."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from clihelp import call, run
+from recall import imports
+from recall.agents import IMPORT
+from recall.store import open_writer
+
+
+def _lines(sessions: int, turns: int, repeat_every: int = 0) -> list[dict[str, str]]:
+    """Interleaved sessions; with `repeat_every`, some turns repeat an earlier one word for
+    word (no timestamp), which the import must keep as separate messages."""
+    out = []
+    for t in range(turns):
+        for s in range(sessions):
+            text = f"session {s} turn {t} talks about widget{s}x{t} and the deploy"
+            if repeat_every and t % repeat_every == 0:
+                text = f"ok, carry on in session {s}"
+            out.append({"session": f"s{s}", "role": "user" if t % 2 else "assistant", "text": text})
+    return out
+
+
+def _write(path: Path, lines: list[dict[str, str]]) -> Path:
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    return path
+
+
+def _stored(home: Path) -> list[tuple[str, str, str]]:
+    db = sqlite3.connect(home / "recall.db")
+    try:
+        return db.execute(
+            "SELECT s.session_id, m.key, m.text FROM messages m JOIN sessions s"
+            " ON s.id = m.session ORDER BY s.session_id, m.position"
+        ).fetchall()
+    finally:
+        db.close()
+
+
+def _fts_ok(home: Path) -> None:
+    db = sqlite3.connect(home / "recall.db")
+    try:
+        db.execute("INSERT INTO messages_fts(messages_fts, rank) VALUES ('integrity-check', 1)")
+    finally:
+        db.close()
+
+
+def test_pieces_key_repeated_lines_as_one_whole_read_does(
+    tmp_path: Path, recall_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lines = _lines(sessions=3, turns=30, repeat_every=4)
+    src = _write(tmp_path / "h.jsonl", lines)
+    whole = IMPORT.parse(src, src.read_bytes(), 0, {})
+    want = sorted((p.info.session_id, m.key, m.text) for p in whole.parts for m in p.messages)
+    assert any(key.endswith(".3") for _, key, _ in want)  # repeats numbered, kept apart
+    monkeypatch.setattr(imports, "PIECE_BYTES", 200)  # a repeat's copies span many pieces
+    with open_writer() as store:
+        report = imports.import_file(store, src, "testbox")
+    assert report.sessions == 3 and report.messages == len(lines)
+    assert sorted(_stored(recall_home)) == want
+    _fts_ok(recall_home)
+
+
+_KILLER = """
+    import os, signal, sys
+    from pathlib import Path
+    from recall import imports
+    from recall.store import open_writer
+
+    imports.PIECE_BYTES = 300
+    commit = imports._Run.commit
+    count = 0
+
+    def dying(self, prepared, mark):
+        global count
+        commit(self, prepared, mark)
+        count += 1
+        if count == 5:  # five pieces committed: killed as a power cut would
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    imports._Run.commit = dying
+    with open_writer() as store:
+        imports.import_file(store, Path(sys.argv[1]), "testbox")
+"""
+
+
+def test_an_import_killed_half_way_resumes_without_duplicating(
+    tmp_path: Path, recall_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lines = _lines(sessions=4, turns=20, repeat_every=3)
+    src = _write(tmp_path / "h.jsonl", lines)
+    child = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(_KILLER), str(src)],
+        env=os.environ,
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    assert child.returncode == -9, child.stderr
+    before = _stored(recall_home)
+    assert 0 < len(before) < len(lines)
+    monkeypatch.setattr(imports, "PIECE_BYTES", 300)
+    with open_writer() as store:
+        report = imports.import_file(store, src, "testbox")
+    assert report.resumed_from > 0  # went on from the last committed piece
+    assert report.messages == len(lines) - len(before)
+    after = _stored(recall_home)
+    assert len(after) == len(lines) == len({(s, k) for s, k, _ in after})
+    whole = IMPORT.parse(src, src.read_bytes(), 0, {})
+    assert sorted(after) == sorted(
+        (p.info.session_id, m.key, m.text) for p in whole.parts for m in p.messages
+    )
+    _fts_ok(recall_home)
+    # and then the file is as its import left it: nothing is read again
+    with open_writer() as store:
+        assert imports.import_file(store, src, "testbox").unchanged
+
+
+def test_a_grown_file_reads_only_its_new_lines_and_a_rewritten_one_replaces(
+    tmp_path: Path, recall_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = _lines(sessions=2, turns=6)
+    src = _write(tmp_path / "h.jsonl", lines)
+    assert call(capsys, "ingest", "--format", "jsonl", str(src))[0] == 0
+    grown = [*lines, {"session": "s0", "role": "user", "text": "one more thing about the cache"}]
+    _write(src, grown)
+    with open_writer() as store:
+        report = imports.import_file(store, src, "testbox")
+    assert report.resumed_from == len("".join(json.dumps(x) + "\n" for x in lines).encode())
+    assert report.messages == 1
+    assert len(_stored(recall_home)) == len(grown)
+    _write(src, grown[2:])  # rewritten: the first two lines are gone from the file
+    assert call(capsys, "ingest", "--format", "jsonl", str(src))[0] == 0
+    texts = [t for _, _, t in _stored(recall_home)]
+    assert len(texts) == len(grown) - 2 and grown[0]["text"] not in texts
+    _fts_ok(recall_home)
+
+
+def test_stdin_twice_stores_everything_once(tmp_path: Path, recall_home: Path) -> None:
+    lines = _lines(sessions=3, turns=10, repeat_every=5)
+    data = "".join(json.dumps(x) + "\n" for x in lines).encode()
+    for _ in range(2):
+        proc = run("ingest", "--format", "jsonl", "-", stdin=data)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout == b"ingested 3 sessions from stdin\n"
+        assert proc.stderr == b""  # no progress line in a pipe
+    stored = _stored(recall_home)
+    assert len(stored) == len(lines) == len({(s, k) for s, k, _ in stored})
+
+
+def test_a_line_longer_than_any_transcript_line_is_passed_over_and_counted(
+    tmp_path: Path, recall_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(imports, "MAX_LINE", 1000)
+    monkeypatch.setattr(imports, "PIECE_BYTES", 256)
+    big = {"session": "s9", "role": "user", "text": "x " * 2000}
+    lines = [*_lines(1, 3), big, *_lines(1, 2)]
+    src = _write(tmp_path / "h.jsonl", lines)
+    with open_writer() as store:
+        report = imports.import_file(store, src, "testbox")
+    assert report.skipped == {"line over 64 MB": 1}
+    assert len(_stored(recall_home)) == 5
+
+
+def test_pieces_stay_bounded_whatever_the_input(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(imports, "PIECE_BYTES", 1000)
+    data = b"".join(b'{"n": %d}\n' % i for i in range(20_000))
+    got = list(imports.pieces(io.BytesIO(data), {}))
+    assert b"".join(d for _, d in got) == data and sum(n for n, _ in got) == len(data)
+    assert len(got) > 200 and max(len(d) for _, d in got) <= 1000 + 20
+
+
+def test_the_progress_line_has_a_rate_and_an_eta() -> None:
+    from recall.cli.ingest import ImportMeter
+
+    out = io.StringIO()
+    meter = ImportMeter(out)
+    meter(imports.Tick(done=50 << 20, total=200 << 20, start=0, messages=90_000, seconds=5.0))
+    line = out.getvalue()
+    assert "Importing 50.0/200.0 MB, 90,000 messages, 10.0 MB/s, ETA 15s" in line
