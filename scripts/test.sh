@@ -14,7 +14,15 @@ step "install recall with its Rust core (maturin) and the dev tools"
 "$PY" -c 'import recall._accel as a; assert a.IMPL == "rust", a.IMPL_REASON; print("core:", a.IMPL)'
 
 step "PostgreSQL 15 with pg_trgm and pgvector, for the team index's tests"
-bash scripts/install_postgres.sh
+# exit 3: this machine cannot have it (no apt, or no postgresql-15 there): the team's tests
+# skip, saying why; anywhere else they run, and fail without it (tests/team/conftest.py)
+rc=0
+bash scripts/install_postgres.sh || rc=$?
+if [ "$rc" = 3 ]; then
+    export RECALL_TEAM_TESTS_SKIP="scripts/install_postgres.sh cannot install PostgreSQL 15 on this machine"
+elif [ "$rc" != 0 ]; then
+    exit "$rc"
+fi
 
 step "pytest with the Rust core (and the parity tests, which check both cores)"
 RECALL_IMPL=rust "$PY" -m pytest -q -p no:cacheprovider

@@ -145,6 +145,9 @@ class TeamConfig(Record):
     """Globs (within `projects`) whose sessions every member of the team may read."""
     push_after_sync: bool = True
     """Whether `recall serve`'s worker pushes after each sync pass."""
+    context: bool = False
+    """Whether `recall context` (the prompt hook) looks prompts up in the team's index too:
+    each prompt then waits on the network, never past the hook's own deadline."""
     timeout: float = 10.0
     """Seconds to connect, and the longest one statement may run."""
 

@@ -4,12 +4,15 @@ Started once (`pgcluster`, about two seconds), with two people's login roles,
 `alice` and `bob`, members of the team's group role; each test gets a fresh
 database. Without PostgreSQL or pgvector the tests fail, saying how to install
 them (`bash scripts/install_postgres.sh`): deselect them with `-m "not team"`.
+They skip only where scripts/test.sh found the install script cannot work on
+the machine (no apt, or no PostgreSQL 15 in it), with its one-line reason.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,6 +24,9 @@ _numbers = itertools.count()
 
 @pytest.fixture(scope="session")
 def cluster() -> Iterator[object]:
+    unavailable = os.environ.get("RECALL_TEAM_TESTS_SKIP")
+    if unavailable:  # set by scripts/test.sh only where the install script cannot work
+        pytest.skip(unavailable)
     try:
         import psycopg  # noqa: F401
     except ImportError:

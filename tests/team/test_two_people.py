@@ -174,3 +174,20 @@ def test_the_teams_results_are_judged_by_the_bar_like_this_computers(
     assert 0 <= theirs["relevance"] < 1 <= mine["relevance"]
     code, _, err = call(capsys, "search", "harfbuzz", "--computer", "bob", "team", "--json")
     assert code == 2 and "no peer named 'bob'" in err  # the team is no peer
+
+
+def test_the_prompt_hook_asks_the_team_when_configured(pushed: Team) -> None:
+    """`[team] context = true`: a prompt's excerpts come from the team's index too, each
+    saying where to read it; without it the hook stays on this computer. (In-process: the
+    hook's own half-second deadline is `recall context`'s, tested in tests/context.)"""
+    from recall.context.gather import matching
+
+    prompt = "why do the invoice totals round wrongly?"
+    pushed.home("alice", "laptop", projects=["/work/*"], share=["/work/app"])
+    forget_loaded()
+    assert not any("team:" in line for line in matching(prompt, 5, None).excerpts)
+    pushed.home("alice", "laptop", projects=["/work/*"], share=["/work/app"], context=True)
+    forget_loaded()
+    lines = matching(prompt, 5, None).excerpts
+    assert any("[session b-shared #0 on team:bob@desk]" in line for line in lines), lines
+    assert not any("b-private" in line for line in lines)
