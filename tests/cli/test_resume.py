@@ -68,17 +68,6 @@ def test_an_imported_session_cannot_be_resumed_and_says_what_to_do(
     assert code == 1 and "no session matches 'nothing-like-it'" in err
 
 
-def test_an_agent_without_a_resume_command_says_so() -> None:
-    """OpenCode, Cursor, Cline and Roo Code reopen no session by id: a usage error, not a
-    crash (their adapters had no `resume` at all)."""
-    from recall.cli.resume import plan_for
-    from recall.errors import UsageError
-
-    for agent in ("opencode", "cursor", "cline", "roo"):
-        with pytest.raises(UsageError, match=f"^{agent} has no command that reopens"):
-            plan_for("s-1", agent, "/tmp", None)
-
-
 @pytest.mark.skipif(sys.platform == "win32", reason="a POSIX shell script stands in for the agent")
 def test_resume_runs_the_agent_in_the_project_folder(tmp_path: Path) -> None:
     project = tmp_path / "my project"

@@ -144,8 +144,6 @@ class CursorAdapter:
     """Cursor's agent transcripts (files) and IDE chats (`state.vscdb`, a `SessionStore`)."""
 
     name = AGENT
-    resume: tuple[str, ...] = ()
-    """No command of this agent reopens a session by id (`recall resume` says so)."""
     incremental = True
     """JSONL transcripts resume from an offset; `.txt` ones are read whole."""
     resume = RESUME["cursor"]

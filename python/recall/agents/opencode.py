@@ -296,8 +296,6 @@ class OpenCodeAdapter:
     """OpenCode's sessions, from its database and its older JSON tree (`SessionStore`)."""
 
     name = AGENT
-    resume: tuple[str, ...] = ()
-    """No command of this agent reopens a session by id (`recall resume` says so)."""
     incremental = False
     resume = RESUME["opencode"]
     """No command is known to reopen a session by id (docs/agents.md, "Resuming")."""
