@@ -27,6 +27,7 @@ FORBIDDEN = (
     "recall.memory.vectors",
     "recall.semantic",
     "recall.doctor",
+    "recall.agents",
     *(f"recall.cli.{name}" for name in COMMANDS if name != "search"),
 )
 """Modules (and their submodules) a keyword `recall search` must not import."""

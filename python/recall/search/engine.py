@@ -98,7 +98,10 @@ def _indexed(db: Any, scope: str) -> bool:
 def known_agents(db: Any, asked: list[str]) -> list[str]:
     """Agent names as the index spells them (any case); an unknown one is a usage error
     naming the agents recall reads and those the index holds (only the agents recall
-    syncs when `db` is None). Every surface's agent filter goes through here."""
+    syncs when `db` is None). Every surface's agent filter goes through here; without
+    one, a search loads no adapter."""
+    if not asked:
+        return []
     from recall.agents import ADAPTERS, IMPORT
     from recall.errors import UsageError
 
