@@ -40,6 +40,7 @@ sys.path[:0] = [str(ROOT / "python"), str(ROOT / "tests" / "support"), str(ROOT 
 import corpus  # noqa: E402
 import pgcluster  # noqa: E402
 from recall.search.query import parse  # noqa: E402
+from recall.search.results import Filters  # noqa: E402
 from recall.team import local, schema  # noqa: E402
 from recall.team.push import PushReport, _send  # noqa: E402
 from recall.team.search import TeamFilters, search  # noqa: E402
@@ -200,12 +201,7 @@ def searches(cluster: Any, args: argparse.Namespace) -> dict[str, dict[str, floa
             (
                 "hybrid, --agent codex --person person03",
                 True,
-                TeamFilters(
-                    base=__import__("recall.search.results", fromlist=["Filters"]).Filters(
-                        agents=["codex"]
-                    ),
-                    persons=["person03"],
-                ),
+                TeamFilters(base=Filters(agents=["codex"]), persons=["person03"]),
             ),
         ):
             times = []
