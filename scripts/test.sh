@@ -20,6 +20,17 @@ scratch=$(mktemp -d "${TMPDIR:-/tmp}/recall-test.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 export RECALL_TEST_VECTOR_CACHE="$scratch/vectors.db"
 
+step "PostgreSQL 15 with pg_trgm and pgvector, for the team index's tests"
+# exit 3: this machine cannot have it (no apt, or no postgresql-15 there): the team's tests
+# skip, saying why; anywhere else they run, and fail without it (tests/team/conftest.py)
+rc=0
+bash scripts/install_postgres.sh || rc=$?
+if [ "$rc" = 3 ]; then
+    export RECALL_TEAM_TESTS_SKIP="scripts/install_postgres.sh cannot install PostgreSQL 15 on this machine"
+elif [ "$rc" != 0 ]; then
+    exit "$rc"
+fi
+
 step "pytest with the Rust core (and the parity tests, which check both cores)"
 RECALL_IMPL=rust "$PY" -m pytest -q -p no:cacheprovider --durations=15
 

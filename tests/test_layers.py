@@ -183,6 +183,44 @@ def test_peers_sit_below_the_surfaces_and_above_search() -> None:
         assert not users, f"modules below the surfaces importing {layer}: {sorted(users)}"
 
 
+def test_the_team_layer_is_the_only_importer_of_psycopg_and_sits_below_the_surfaces() -> None:
+    """Only `team/` imports psycopg (an optional extra: docs/team.md), and only inside
+    functions, so a user without a team loads nothing of it; `team/` imports neither the
+    surfaces nor `peers/`, and nothing but a surface, and the fan-out that asks the team as
+    one more source of a search (`peers.fanout`), imports `team/`."""
+    for name, path in MODULES.items():
+        for node in ast.walk(_tree(path)):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            if any(n == "psycopg" or n.startswith("psycopg.") for n in names):
+                assert name.startswith("recall.team"), f"{name} imports psycopg"
+        if name.startswith("recall.team"):
+            top = [
+                n.module
+                for n in _tree(path).body
+                if isinstance(n, ast.ImportFrom) and (n.module or "").startswith("psycopg")
+            ] + [
+                a.name
+                for n in _tree(path).body
+                if isinstance(n, ast.Import)
+                for a in n.names
+                if a.name.startswith("psycopg")
+            ]
+            assert not top, f"{name} imports psycopg at load time"
+    above = ("recall.cli", "recall.serve", "recall.peers", "recall.mcp", "recall.doctor")
+    for layer in above:
+        users = {m for m in _importers(layer) if m.startswith("recall.team")}
+        assert not users, f"team modules importing {layer}: {sorted(users)}"
+    surfaces = ("recall.cli", "recall.serve", "recall.mcp", "recall.doctor", "recall.context")
+    users = {m for m in _importers("recall.team") if not m.startswith(("recall.team", *surfaces))}
+    users.discard("recall.peers.fanout")
+    assert not users, f"modules below the surfaces importing recall.team: {sorted(users)}"
+
+
 def test_nothing_below_the_cli_imports_the_cli() -> None:
     """`recall.cli` is a surface over the engine (`search.engine`), never its home: the
     daemon, MCP, context, peers and everything else reach search without it."""
@@ -202,3 +240,6 @@ def test_every_surface_searches_through_the_engine() -> None:
     assert "recall.search.engine" in _imports(MODULES["recall.context.gather"])
     runners = {m for m, hits in _importers("recall.search.sources").items() if hits}
     assert runners <= {"recall.search.engine", "recall.peers.merge"}, sorted(runners)
+    # the team's index is one more source of the fan-out, never a pipeline of a surface's
+    askers = {m for m in _importers("recall.team.ask") if not m.startswith("recall.team")}
+    assert askers == {"recall.peers.fanout"}, sorted(askers)

@@ -126,6 +126,32 @@ class PeerConfig(Record):
     """For an https URL with a self-signed certificate: the certificate to trust."""
 
 
+# A team's index on Postgres (docs/team.md).
+class TeamConfig(Record):
+    dsn: str | None = None
+    """libpq connection string or URI, without a password (`sslmode=verify-full` over a
+    network). Unset: no team index, and nothing ever leaves this computer."""
+    read_dsn: str | None = None
+    """Where searches and `show --team` go instead, e.g. a read replica (the same role and
+    password); pushes always go to `dsn`."""
+    password_env: str | None = None
+    """Name of the environment variable holding the database password (never the password)."""
+    password_file: str | None = None
+    """A file (mode 0600) holding the database password; used when `password_env` is unset."""
+    projects: list[str] = field(default_factory=list)
+    """Globs over project directories whose sessions are pushed: nothing else ever is.
+    Pushed sessions are readable by their person alone unless `share` covers them too."""
+    share: list[str] = field(default_factory=list)
+    """Globs (within `projects`) whose sessions every member of the team may read."""
+    push_after_sync: bool = True
+    """Whether `recall serve`'s worker pushes after each sync pass."""
+    context: bool = False
+    """Whether `recall context` (the prompt hook) looks prompts up in the team's index too:
+    each prompt then waits on the network, never past the hook's own deadline."""
+    timeout: float = 10.0
+    """Seconds to connect, and the longest one statement may run."""
+
+
 class Config(Record):
     computer: str | None = None
     agents: dict[str, AgentConfig] = field(default_factory=dict)
@@ -145,6 +171,8 @@ class Config(Record):
     # across computers (docs/serve.md)
     serve: ServeConfig = field(default_factory=ServeConfig)
     peers: list[PeerConfig] = field(default_factory=list)
+    # a team's index (docs/team.md)
+    team: TeamConfig = field(default_factory=TeamConfig)
 
 
 def data_dir() -> Path:

@@ -49,7 +49,7 @@ def test_initialize_and_list_the_tools(indexed: Path) -> None:
     search = next(t for t in tools.tools if t.name == "search_history")
     assert search.input_schema["required"] == ["query"]
     assert list(search.input_schema["properties"]) == [
-        "query", "scope", "mode", "since", "until", "limit", "agent", "project",
+        "query", "scope", "mode", "since", "until", "limit", "agent", "project", "team",
     ]  # the CLI's names  # fmt: skip
     assert search.input_schema["properties"]["scope"]["enum"] == [
         "all", "sessions", "memories", "daily", "files",
@@ -191,11 +191,11 @@ def test_unknown_arguments_are_tool_errors_listing_the_valid_ones(indexed: Path)
     assert all(r.is_error for r in results)
     assert results[0].content[0].text == (
         "Unknown parameter 'max_result' for search_history. Valid parameters: query, scope,"
-        " mode, since, until, limit, agent, project"
+        " mode, since, until, limit, agent, project, team"
     )
     assert results[1].content[0].text == (
         "Unknown parameter 'page' for show_session. Valid parameters: session_id,"
-        " message_index, window, start, agent"
+        " message_index, window, start, agent, computer"
     )
     assert "Valid parameters: query, category, limit" in results[2].content[0].text
     assert "given twice" in results[3].content[0].text

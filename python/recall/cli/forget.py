@@ -59,6 +59,7 @@ def run(args: argparse.Namespace) -> int:
             done = Forgotten(sessions=session_ids(store.conn, rowids), messages=0)
             taken = affected(store.conn, session_keys(store.conn, rowids))
         else:
+            keys = session_keys(store.conn, rowids)
             done = delete(store, rowids)
             drop_orphans(store)  # the guidance files of a project forgotten whole
             try:
@@ -75,8 +76,11 @@ def run(args: argparse.Namespace) -> int:
                     "recall: warning: another process is reading the index, so its WAL could"
                     " not be emptied yet; run `recall redact --rescan` when it is done\n"
                 )
+    team = None if args.dry_run else _forget_in_team(keys)
     if args.json:
-        print_json({**asdict(done), "digests": asdict(taken), "dry_run": args.dry_run})
+        print_json(
+            {**asdict(done), "digests": asdict(taken), "dry_run": args.dry_run, "team": team}
+        )
         return 0
     verb = "would forget" if args.dry_run else "forgot"
     print(
@@ -87,9 +91,32 @@ def run(args: argparse.Namespace) -> int:
         print(f"  {sid}")
     for line in describe(taken, args.dry_run, "it" if len(done.sessions) == 1 else "them"):
         print(line)
+    if team:
+        print(f"deleted {team} of them from the team's index")
     if args.project and not args.dry_run:
         print(
             "to keep new sessions of this project out too: "
             f"[privacy] exclude_projects = [{args.project!r}]"
         )
     return 0
+
+
+def _forget_in_team(keys: list[tuple[str, str]]) -> int | None:
+    """Delete the forgotten sessions from the team's index now, when one is configured
+    (docs/team.md); None when there is none. Whatever happens here, they are gone from the
+    next push: a tombstoned session is never pushed, and a push deletes what it does not send."""
+    from recall.errors import RecallError
+    from recall.team.connect import configured
+
+    if not keys or not configured():
+        return None
+    from recall.team.jobs import forget
+
+    try:
+        return forget([(agent, sid) for sid, agent in keys])
+    except RecallError as exc:
+        sys.stderr.write(
+            f"recall: warning: the team's index still holds them ({exc}); the next "
+            "`recall team push` deletes them\n"
+        )
+        return None

@@ -43,6 +43,7 @@ COMMANDS: dict[str, str] = {
     "serve": "run the daemon: peer API, index worker, warm model",
     "peers": "other computers' daemons to search (add, list, remove, test)",
     "service": "run `recall serve` at login (systemd user unit, launchd)",
+    "team": "the team's index on Postgres: init, status, push",
 }
 """Subcommand → its `--help` line; each is a module of this package with `add_parser(subs)`
 and `run(args)`, whose `add_parser` gives the same help."""

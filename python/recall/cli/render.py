@@ -72,11 +72,14 @@ def next_steps(results: list[Any], ids: dict[str, str]) -> str | None:
     """The line after a result list that says how to open or resume what was found
     (the first session result as the example), or None when no result is a session."""
     from recall.agent_cli import RESUME
+    from recall.config import computer_name
 
     first = next((r for r in results if r.source == "session"), None)
     if first is None:
         return None
     ref = ids.get(first.session_id, first.session_id)
+    if first.computer != computer_name():  # a peer's, or the team's (docs/team.md)
+        return f"open: recall show {ref} --computer {first.computer}"
     resume = f" · resume: recall resume {ref}" if first.agent in RESUME else ""
     return f"open: recall show {ref}{resume}"
 

@@ -70,7 +70,21 @@ def add_parser(subs: Any) -> None:
         nargs="+",
         default=None,
         metavar="NAME",
-        help="ask these computers' daemons too: peer names, `local` (this one) or `all`",
+        help="ask these computers' daemons too: peer names, `local` (this one), `all`, or "
+        "`team` (the team's index; `team:NAME` its rows from computer NAME)",
+    )
+    # --- the team's index (docs/team.md) ---
+    p.add_argument(
+        "--team",
+        action="store_true",
+        help="search the team's index too, with this computer (or the computers --computer names)",
+    )
+    p.add_argument(
+        "--person",
+        action="append",
+        default=[],
+        metavar="P",
+        help="in the team's index, only sessions pushed by this person (repeatable)",
     )
     p.set_defaults(run=run)
 
@@ -96,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
     from recall.cli.sources import source_lines
     from recall.config import embedding_provider
     from recall.search.engine import search
-    from recall.search.request import SearchRequest, checked, when
+    from recall.search.request import SearchRequest, checked, when, with_team
     from recall.search.results import plain
     from recall.textutil import printable
 
@@ -110,7 +124,8 @@ def run(args: argparse.Namespace) -> int:
             decay=args.decay,
             agents=args.agent,
             project=args.project,
-            computers=args.computer or [],
+            computers=with_team(args.computer, args.team),
+            persons=args.person,
             since=when(args.since) if args.since is not None else None,
             until=when(args.until, end=True) if args.until is not None else None,
             limit=args.limit,

@@ -24,7 +24,13 @@ def add_parser(subs: Any) -> None:
     p.add_argument("--agent", metavar="A", help="the agent, when ids of two agents collide")
     p.add_argument("--raw", action="store_true", help="print the original transcript file")
     p.add_argument("--json", action="store_true", help="machine-readable output: one JSON document")
-    p.add_argument("--computer", metavar="NAME", help="fetch it from this peer's daemon")
+    p.add_argument(
+        "--computer",
+        metavar="NAME",
+        help="fetch it from this peer's daemon, or from the team's index (`team`, "
+        "`team:PERSON@COMPUTER`)",
+    )
+    p.add_argument("--team", action="store_true", help="fetch it from the team's index")
     p.set_defaults(run=run)
 
 
@@ -33,7 +39,14 @@ def run(args: argparse.Namespace) -> int:
     from recall.store.queries import load_mirror, resolve_session
 
     args.session, start = session_ref(args.session, args.at)
+    team = args.computer if args.computer and args.computer.split(":")[0] == "team" else None
+    if args.team or team:  # --- the team's index (docs/team.md) ---
+        from recall.errors import UsageError
+        from recall.team.mirror import load
 
+        if args.raw:
+            raise UsageError("the team's index holds mirrors, never transcripts: drop --raw")
+        return _print(load(args.session, args.agent, team or "team"), args.json, start)
     if args.computer:  # --- across computers (docs/serve.md) ---
         from recall.peers.remote import fetch_mirror, fetch_transcript, is_remote
 

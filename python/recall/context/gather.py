@@ -185,14 +185,24 @@ def matching(prompt: str, limit: int, skip_session: str | None) -> Facts:
     with open_reader() as store:
         bar = Bar(store.conn, words)
         # only words the history holds are searched: an unknown word finds nothing
-        # and would only send the search to its any-word and typo fallbacks
-        known = [w for w in words if bar.holds(w)]
+        # and would only send the search to its any-word and typo fallbacks (the team's
+        # index may hold any of them: with it, every word is asked)
+        team = with_team()
+        known = words if team else [w for w in words if bar.holds(w)]
         if not known:
             return Facts()
         request = SearchRequest(
             text=prompt_query(" ".join(known)), mode="keyword", limit=CANDIDATES, messages=True
         )
-        outcome, _ = search(request)
+        if team:  # this computer's and the team's, merged (docs/team.md)
+            from recall.peers.fanout import search_computers
+            from recall.record import replace
+            from recall.search.request import with_team as asking_team
+
+            request = replace(request, computers=asking_team([], True))
+            outcome, _ = search_computers(request, search)
+        else:
+            outcome, _ = search(request)
         found: list[tuple[float, Any, Any]] = []
         shown: set[tuple[str, str, int]] = set()
         for r in outcome.output.results:
@@ -207,6 +217,14 @@ def matching(prompt: str, limit: int, skip_session: str | None) -> Facts:
         kept = [(r, body) for c, r, body in found if bar.clears(c, best)][:limit]
         lines = [_line(r, body) for r, body in kept]
     return Facts(excerpts=lines, heading="Past messages and notes that match this prompt:")
+
+
+def with_team() -> bool:
+    """Whether prompts are looked up in the team's index too: `[team] context = true`."""
+    from recall.config import load_config
+
+    team = load_config().team
+    return bool(team.dsn and team.context)
 
 
 CANDIDATES = 20
@@ -229,6 +247,8 @@ def _candidate(
         return bar.coverage(whole or plain(r.snippet)), r, whole
     if r.message_index is None:
         return None
+    if r.computer.startswith("team:"):  # the team's: its snippet (its neighbours are there)
+        return bar.coverage(plain(r.snippet)), r, None
     turns = _turns(db, r)
     keys = {(r.agent, r.session_id, index) for index, _, _ in turns}
     if not turns or keys & shown:
@@ -245,6 +265,10 @@ def _line(r: Any, body: Any) -> str:
         return _note_line(r, body)
     where = " · ".join(x for x in (_day(r.date), r.agent, r.project or "") if x)
     title = f" “{_one_line(r.title, 80)}”" if r.title else ""
+    if body is None:  # the team's (`recall show ID --computer COMPUTER` reads it)
+        text = _one_line(plain(r.snippet), TURN_CHARS[1])
+        place = f"session {r.session_id} #{r.message_index} on {r.computer}"
+        return f"- {where}{title}: {text} [{place}]"
     parts = []
     for index, role, text in body:
         if index == r.message_index:

@@ -99,13 +99,14 @@ class Bar:
         return stem(self.db, word) in self.known
 
     def coverage(self, text: str) -> float:
-        """The share of the prompt's weight that `text` holds."""
+        """The share of the prompt's weight that `text` holds: a word this history never
+        holds counts too when `text` holds it, as an excerpt from the team's index can."""
         whole = sum(self.weights.values())
         if not whole:
             return 0.0
         from recall.search.typo import stems
 
-        held = stems(self.db, text) & self.known
+        held = stems(self.db, text) & self.weights.keys()  # a team excerpt's too (gather)
         return sum(self.weights[k] for k in held) / whole
 
     def clears(self, coverage: float, best: float) -> bool:

@@ -74,6 +74,11 @@ SEARCH = {
             "type": "string",
             "description": "Only sessions whose project path contains this text",
         },
+        "team": {
+            "type": "boolean",
+            "description": "Also search the team's shared index, when the user set one up; "
+            "its results' computer is team:PERSON@COMPUTER (pass it to show_session)",
+        },
     },
     "required": ["query"],
 }
@@ -116,10 +121,12 @@ def search_history(args: dict[str, Any]) -> dict[str, Any]:
     """`recall search --messages --json`'s answer to the tool's arguments: the same request
     record, engine, date bounds and project normaliser."""
     from recall.errors import UsageError
+    from recall.peers.fanout import search_computers
     from recall.peers.warm import search_here as search
     from recall.record import to_builtins
-    from recall.search.request import SearchRequest
+    from recall.search.request import SearchRequest, with_team
     from recall.search.results import plain
+    from recall.team.connect import configured
 
     query = _text(args.get("query"))
     if not query:
@@ -131,6 +138,7 @@ def search_history(args: dict[str, Any]) -> dict[str, Any]:
     if mode is not None and mode not in MODES:
         raise ToolError(f"Invalid mode '{mode}'. Must be one of: {', '.join(MODES)}")
     agent = _text(args.get("agent"))
+    team = args.get("team") is True and configured()
     request = SearchRequest(
         text=query,
         scope=SCOPES[scope],
@@ -141,9 +149,13 @@ def search_history(args: dict[str, Any]) -> dict[str, Any]:
         until=_day(args.get("until"), "until"),
         limit=_count(args.get("limit")),
         messages=True,
+        computers=with_team([], team),
     )
     try:
-        outcome, indexed = search(request)
+        if team:  # this computer's results and the team's, merged (docs/team.md)
+            outcome, indexed = search_computers(request, search)
+        else:
+            outcome, indexed = search(request)
     except UsageError as exc:
         raise ToolError(str(exc)) from None
     out = outcome.output
@@ -154,6 +166,11 @@ def search_history(args: dict[str, Any]) -> dict[str, Any]:
     found: dict[str, Any] = to_builtins(out)
     if not out.results and not indexed:
         found["note"] = "Nothing is indexed yet: the user should run `recall sync`."
+    elif args.get("team") is True and not team:
+        found["note"] = "No team index is configured: these results are this computer's."
+    elif out.errors:
+        errors = "; ".join(f"{e['computer']}: {e['error']}" for e in out.errors)
+        found["note"] = f"Not every index answered: {errors}"
     return found
 
 

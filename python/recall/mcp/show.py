@@ -49,6 +49,11 @@ SHOW = {
             " (0 for the beginning); for the next page pass next_start",
         },
         "agent": {"type": "string", "description": "The agent, when two agents' ids collide"},
+        "computer": {
+            "type": "string",
+            "description": "A search result's computer when it starts with team: (the team's"
+            " index); otherwise leave it out",
+        },
     },
     "required": ["session_id"],
 }
@@ -57,6 +62,7 @@ SHOW_ALIASES = {"session": "session_id"}
 
 
 def show_session(args: dict[str, Any]) -> dict[str, Any]:
+    from recall.search.request import is_team
     from recall.store import open_reader
     from recall.store.queries import load_mirror, resolve_session
 
@@ -73,8 +79,15 @@ def show_session(args: dict[str, Any]) -> dict[str, Any]:
     window = DEFAULT_WINDOW if window is None else min(window, MAX_WINDOW)
     agent = args.get("agent")
     agent = agent.strip() if isinstance(agent, str) and agent.strip() else None
-    with open_reader() as store:
-        mirror = load_mirror(store.conn, resolve_session(store.conn, ref, agent))
+    computer = args.get("computer")
+    computer = computer.strip() if isinstance(computer, str) else ""
+    if is_team(computer):  # the team's index (docs/team.md)
+        from recall.team.mirror import load
+
+        mirror = load(ref, agent, computer)
+    else:
+        with open_reader() as store:
+            mirror = load_mirror(store.conn, resolve_session(store.conn, ref, agent))
     head: dict[str, Any] = {
         "session_id": mirror.session_id,
         "agent": mirror.agent,

@@ -19,7 +19,7 @@ from recall.peers.merge import merge
 from recall.peers.protocol import SEARCH, search_params
 from recall.peers.registry import resolve, target
 from recall.peers.wire import outcome_of
-from recall.search.request import SearchRequest
+from recall.search.request import TEAM, SearchRequest, is_team
 from recall.search.results import SearchOutput
 
 if TYPE_CHECKING:
@@ -36,13 +36,32 @@ def _ask_peer(peer: config.PeerConfig, request: SearchRequest) -> Answer:
     return answer
 
 
+def _ask_team(request: SearchRequest, names: list[str], skip_own: bool) -> Answer:
+    """The team's index asked `request` (docs/team.md); `skip_own`: this computer is asked
+    too, so the rows this person pushed from it are left to its own, fresher answer."""
+    from recall.errors import RecallError
+    from recall.team.ask import ask
+
+    try:
+        return ask(request, names, config.computer_name() if skip_own else None)
+    except RecallError as exc:
+        raise PeerError(str(exc).removeprefix("team index: ")) from None
+
+
 def search_computers(request: SearchRequest, local: LocalSearch) -> Answer:
     """Every computer `request.computers` names, its results tagged and merged into one
     ranking (each computer's own order kept), plus failures. `local` is this computer's
-    search (`search.engine.search`), asked through its warm daemon when one runs."""
+    search (`search.engine.search`), asked through its warm daemon when one runs; the
+    team's index (`team`, `team:…`) is one more source, asked and merged the same way."""
     from recall.search.modes import Outcome
 
-    here, chosen = resolve(request.computers)
+    team = [n for n in request.computers if is_team(n)]
+    computers = [n for n in request.computers if not is_team(n)]
+    if team and not computers:  # the team alone: its failure is the command's
+        from recall.team.ask import ask
+
+        return ask(request, team, None)
+    here, chosen = resolve(computers)
     jobs: list[tuple[str, float, Callable[[], Answer]]] = []
     if here:
         from recall.peers.warm import ask_daemon
@@ -52,6 +71,9 @@ def search_computers(request: SearchRequest, local: LocalSearch) -> Answer:
         )
     for peer in chosen:
         jobs.append((peer.name, peer.timeout, lambda p=peer: _ask_peer(p, request)))  # type: ignore[misc]
+    if team:
+        deadline = config.load_config().team.timeout * 3  # connect, settings, the search
+        jobs.append((TEAM, deadline, lambda: _ask_team(request, team, here)))
     answers: dict[str, Any] = {}
 
     def run(name: str, job: Callable[[], Answer]) -> None:

@@ -1,7 +1,8 @@
 """The peers named in config: look them up, add and remove them, and reach them.
 
 A name is what `--computer` takes. `local` (or this computer's own name)
-means this computer; `all` means this computer and every peer.
+means this computer; `all` means this computer and every peer; `team` is the
+team's index (docs/team.md), never a peer.
 """
 
 from __future__ import annotations
@@ -10,10 +11,11 @@ from recall import config
 from recall.errors import ConfigError, UsageError
 from recall.peers.client import PeerError, Target, url_problem
 from recall.record import ConversionError, Record, convert
+from recall.search.request import TEAM
 
 LOCAL = "local"
 ALL = "all"
-RESERVED = (LOCAL, ALL)
+RESERVED = (LOCAL, ALL, TEAM)
 
 
 def peers() -> list[config.PeerConfig]:
@@ -68,7 +70,7 @@ def target(peer: config.PeerConfig) -> Target:
 def check_name(name: str) -> str:
     if name in RESERVED or not name or not all(c.isalnum() or c in "-_." for c in name):
         raise UsageError(
-            f"{name!r} cannot name a peer: use letters, digits, - _ . (not local or all)"
+            f"{name!r} cannot name a peer: use letters, digits, - _ . (not local, all or team)"
         )
     return name
 

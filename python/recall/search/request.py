@@ -24,6 +24,8 @@ daily logs, guidance files (docs/memory.md)."""
 MODES = ("keyword", "semantic", "hybrid")
 FUSIONS = ("rrf", "weighted", "0.4/0.6", "0.3/0.7")
 """How hybrid merges its keyword and semantic lists (`search.fusion.PRESETS`)."""
+TEAM = "team"
+"""The computer name that means the team's index on Postgres (docs/team.md)."""
 
 
 class SearchRequest(Record):
@@ -40,7 +42,10 @@ class SearchRequest(Record):
     agents: list[str] = field(default_factory=list)
     project: str | None = None
     computers: list[str] = field(default_factory=list)
-    """Ask these computers too (peer names, `local`, `all`); empty: this one alone."""
+    """Ask these computers too (peer names, `local`, `all`, and `team` or
+    `team:PERSON@COMPUTER` for the team's index, docs/team.md); empty: this one alone."""
+    persons: list[str] = field(default_factory=list)
+    """In the team's index, only the sessions these people pushed."""
     since: float | None = None
     until: float | None = None
     """Epoch seconds, both inclusive: relative times are settled by the asking computer's
@@ -70,7 +75,24 @@ def checked(request: SearchRequest) -> SearchRequest:
             raise UsageError(f"{name} must be a finite number, 0 or more")
     if request.since is not None and request.until is not None and request.since > request.until:
         raise UsageError("since is after until: nothing can be found between them")
+    if request.persons and not any(is_team(n) for n in request.computers):
+        raise UsageError("a person narrows the team's index: ask the team too (--team)")
     return replace(request, project=project_arg(request.project))
+
+
+def is_team(name: str) -> bool:
+    """Whether a computer's name means the team's index (`team`, `team:PERSON@COMPUTER`)."""
+    return name == TEAM or name.startswith(TEAM + ":")
+
+
+def with_team(computers: list[str] | None, team: bool) -> list[str]:
+    """The computers to ask, the team's index among them when `team` (`--team`, MCP's
+    `team: true`): with this computer alone when no other is named."""
+    names = list(computers or [])
+    if not team:
+        return names
+    names = names or ["local"]
+    return names if TEAM in names else [*names, TEAM]
 
 
 def project_arg(value: str | None) -> str | None:

@@ -1,5 +1,6 @@
 """The reconciliation worker: `recall sync`'s own code on start and every few minutes,
-then the embedding of what is new.
+then the embedding of what is new, then (when a team's index is configured, docs/team.md)
+a push of what changed.
 
 Embedding a year of history takes hours, so the worker does it as background
 work: on its own thread at a lower priority (`nice` 10, Linux sets it per
@@ -124,6 +125,7 @@ class Worker:
             self.state.pop("last_error", None)
             if touched or embedded:
                 self.log(f"worker: {touched} sessions updated, {embedded} messages embedded")
+            self._push()
         except _Stopping:
             self.log("worker: stopped at a commit boundary")
         except RecallError as exc:
@@ -150,6 +152,29 @@ class Worker:
         if report.disk_full:
             raise RecallError("disk full: sync stopped; it will try again")
         return report.sessions_touched
+
+    def _push(self) -> None:
+        """Push to the team's index when configured; a failure is logged and kept in the
+        state (health shows it), and the next pass tries again."""
+        from recall.config import load_config
+
+        team = load_config().team
+        if not team.dsn or not team.push_after_sync or self.stopping.is_set():
+            return
+        from recall.team.jobs import push
+
+        try:
+            report = push(progress=lambda _n: self._check(0, 0))
+        except RecallError as exc:
+            self.state["team_error"] = str(exc)
+            self.log(f"worker: {exc}")
+            return
+        self.state.pop("team_error", None)
+        self.state["last_team_push"] = time.time()
+        if report.sessions or report.deleted:
+            self.log(
+                f"worker: team index: {report.sessions} sessions sent, {report.deleted} deleted"
+            )
 
     def _embed(self) -> int:
         from recall.config import embedding_provider, load_config
