@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from recall.search.query import STOPWORDS, Term, has_cjk
+from recall.sqltext import like_literal
 
 CONFIG = "english"
 _IDENT = re.compile(r"\w[_./:\\-]+\w|[a-z][A-Z]|\d[A-Za-z]|[A-Za-z]\d")
@@ -24,8 +25,8 @@ def literal(term: Term) -> bool:
 
 
 def like(text: str) -> str:
-    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return f"%{escaped}%"
+    """`text` anywhere in a value, for Postgres' LIKE (whose escape is the backslash)."""
+    return f"%{like_literal(text)}%"
 
 
 def _tsquery(term: Term, args: list[object]) -> str:
