@@ -1,7 +1,7 @@
 """Factory Droid: `~/.factory/sessions/<cwd-slug>/<id>.jsonl` (and the older flat layout).
 
 recall's fixture (in `tests/fixtures/home`, built from the format notes and
-the readers that parse Droid's files, AGENT-FORMATS.md §1.3): a session with
+the readers that parse Droid's files, docs/agents.md): a session with
 a `<system-reminder>`-wrapped prompt, thinking, a tool call and its result,
 `todo_state` and `compaction_state` lines, a message of the wrong shape, a line
 without a type and a half-written last line; its `.settings.json` sibling;
