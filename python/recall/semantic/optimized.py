@@ -156,10 +156,15 @@ def _build(files: ModelFiles, where: Path, ort: Any, threads: int) -> Any:
     except OSError:
         return _plain(source, ort, threads)
     session = ort.InferenceSession(source, opts, providers=["CPUExecutionProvider"])
+    # The source session dequantised every weight into memory of its own (~210 MB): keep
+    # only its outputs on the probe rows, so checking and quantising the cache's graphs
+    # does not stack on it (a first `recall embed` peaked at 337 MB with it held).
+    reference = _Reference(session)
+    del session
     try:
         graph = tmp / GRAPH
         graph.write_bytes(strip_nan_guards(graph.read_bytes()))
-        if not _agrees(session, tmp / GRAPH, ort):
+        if not _agrees(reference, tmp / GRAPH, ort):
             raise OSError("the optimised graph computes other vectors")
         meta = {
             "format": FORMAT,
@@ -168,17 +173,15 @@ def _build(files: ModelFiles, where: Path, ort: Any, threads: int) -> Any:
             "source": source,
             GRAPH: _stamp(graph),
             WEIGHTS: _stamp(tmp / WEIGHTS),
-            INT8: _int8(session, tmp, ort),
+            INT8: _int8(reference, tmp, ort),
         }
         (tmp / META).write_text(json.dumps(meta), encoding="utf-8")
         _install(tmp, where)
     except (OSError, ValueError):
         shutil.rmtree(tmp, ignore_errors=True)
         return _plain(source, ort, threads)  # the session above still saves on every load
-    # The source session dequantised every weight into memory of its own (~210 MB after a
-    # run, against ~60 MB plus the pages it touches for the cache's mapped weights): a
-    # first `recall embed` would carry it for hours. Serve from the cache just built.
-    del session
+    # Serve from the cache just built (~60 MB plus the pages it touches of the mapped
+    # weights), never from the source session a first `recall embed` would carry for hours.
     cached = options(ort, threads)
     cached.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     serve = INT8 if QUANTIZE and meta[INT8] else GRAPH
@@ -192,7 +195,7 @@ def _plain(source: str, ort: Any, threads: int) -> Any:
     return ort.InferenceSession(source, options(ort, threads), providers=["CPUExecutionProvider"])
 
 
-def _int8(reference: Any, tmp: Path, ort: Any) -> list[list[int]] | None:
+def _int8(reference: _Reference, tmp: Path, ort: Any) -> list[list[int]] | None:
     """Write the int8 graph beside the float one and return its files' stamps, or None (and
     no files) when nothing was quantised or its vectors stray from the float graph's."""
     from recall.semantic.quantize import quantize_graph
@@ -211,32 +214,52 @@ def _int8(reference: Any, tmp: Path, ort: Any) -> list[list[int]] | None:
     return None
 
 
-def _probe(reference: Any, graph: Path, ort: Any, rows: tuple[tuple[int, ...], ...]) -> Any:
-    """The reference session's and `graph`'s outputs on `rows` (padded) with their mask,
-    or None when `graph` does not load or run."""
+LONG_ROWS = (*PROBE_IDS, (101, *LONG_PROBE, 102))
+
+
+def _feed(rows: tuple[tuple[int, ...], ...], inputs: set[str]) -> dict[str, Any]:
+    """`rows` padded into the model's inputs; the second row is masked past its fourth
+    token (a padded row: the case the graph's guards were for)."""
     import numpy as np
 
-    opts = options(ort)
-    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     width = max(len(r) for r in rows)
     ids = np.zeros((len(rows), width), dtype=np.int64)
     mask = np.zeros_like(ids)
     for n, row in enumerate(rows):
         ids[n, : len(row)] = row
         mask[n, : len(row)] = 1
-    mask[1, 4:] = 0  # a padded row: the case the graph's guards were for
+    mask[1, 4:] = 0
     feed: dict[str, Any] = {"input_ids": ids, "attention_mask": mask}
-    if "token_type_ids" in {i.name for i in reference.get_inputs()}:
+    if "token_type_ids" in inputs:
         feed["token_type_ids"] = np.zeros_like(ids)
+    return feed
+
+
+class _Reference:
+    """The source model's outputs on the probe rows: what the cache's graphs must give."""
+
+    def __init__(self, session: Any) -> None:
+        self.inputs = {i.name for i in session.get_inputs()}
+        self.outputs: dict[tuple[tuple[int, ...], ...], Any] = {
+            rows: session.run(None, _feed(rows, self.inputs))[0] for rows in (PROBE_IDS, LONG_ROWS)
+        }
+
+
+def _probe(reference: _Reference, graph: Path, ort: Any, rows: tuple[tuple[int, ...], ...]) -> Any:
+    """The reference's and `graph`'s outputs on `rows` with their mask, or None when `graph`
+    does not load or run."""
+    opts = options(ort)
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    feed = _feed(rows, reference.inputs)
     try:
         cached = ort.InferenceSession(str(graph), opts, providers=["CPUExecutionProvider"])
         got = cached.run(None, feed)[0]
     except Exception:  # onnxruntime raises its own kinds
         return None
-    return reference.run(None, feed)[0], got, mask
+    return reference.outputs[rows], got, feed["attention_mask"]
 
 
-def _agrees(reference: Any, graph: Path, ort: Any) -> bool:
+def _agrees(reference: _Reference, graph: Path, ort: Any) -> bool:
     """Whether `graph` gives the reference session's outputs on the probe rows."""
     import numpy as np
 
@@ -247,12 +270,12 @@ def _agrees(reference: Any, graph: Path, ort: Any) -> bool:
     return bool(want.shape == got.shape and np.abs(want - got).max() <= TOLERANCE)
 
 
-def _close(reference: Any, graph: Path, ort: Any) -> bool:
+def _close(reference: _Reference, graph: Path, ort: Any) -> bool:
     """Whether `graph`'s pooled vectors are within MIN_COSINE of the reference's on the
     probe rows and a longer one."""
     import numpy as np
 
-    found = _probe(reference, graph, ort, (*PROBE_IDS, (101, *LONG_PROBE, 102)))
+    found = _probe(reference, graph, ort, LONG_ROWS)
     if found is None:
         return False
     want, got, mask = found
