@@ -314,3 +314,51 @@ def test_goose_a_recall_setting_inside_another_extension_is_not_recalls(
     assert data["memo"]["envs"] == {"recall": {"cmd": "npx"}}
     call(capsys, "hooks", "uninstall", "--agent", "goose")
     assert path.read_text() == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[1, 2, 3]\n",
+        '"just a string"\n',
+        '{"mcpServers": {\n',
+        "- developer\n- github\n",
+        "GOOSE_MODE: auto\n---\nother: document\n",
+    ],
+)
+def test_goose_file_that_is_no_block_mapping_is_left_alone(
+    text: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Appending `extensions:` to a list, a scalar, broken flow YAML or after a second
+    document would leave a file Goose cannot read (or reads without recall)."""
+    path = _goose(text)
+    code, _, err = call(capsys, "hooks", "install", "--agent", "goose")
+    assert code == 1 and "not hold a YAML mapping" in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+    assert path.read_bytes() == text.encode()
+
+
+def test_goose_recall_key_with_a_value_on_its_line_is_not_doubled(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    text = "extensions:\n  recall: 5\n"
+    path = _goose(text)
+    code, _, err = call(capsys, "hooks", "install", "--agent", "goose")
+    assert code == 1 and "did not write" in err
+    assert path.read_bytes() == text.encode()
+
+
+@pytest.mark.parametrize("text", ["extensions: {}\nGOOSE_MODE: auto\n", "extensions: {}\n"])
+def test_goose_empty_extensions_mapping_is_filled_not_repeated(
+    text: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A second top-level `extensions:` is a duplicate key (serde_yaml refuses the file)."""
+    path = _goose(text)
+    code, _, err = call(capsys, "hooks", "install", "--agent", "goose")
+    assert code == 0, err
+    written = path.read_text()
+    assert sum(line.startswith("extensions") for line in written.splitlines()) == 1
+    assert list(yaml.safe_load(written)["extensions"]) == ["recall"]
+    code, _, err = call(capsys, "hooks", "uninstall", "--agent", "goose")
+    assert code == 0, err
+    assert path.read_bytes() == text.encode()

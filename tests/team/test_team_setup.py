@@ -119,3 +119,32 @@ def test_the_team_index_never_mixes_models(
     code, out, err = call(capsys, "search", "tomato", "--computer", "team", "--mode", "hybrid")
     assert code == 0 and "tomato" in out
     assert "semantic search is off: the team's index holds no vectors yet" in err
+
+
+def test_search_with_team_but_no_team_configured_is_a_setting_to_fix(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--team` names the team's index as `--computer team` and `show --team` do: with no
+    `[team]` at all the command stops (exit 2, one line) rather than answering locally."""
+    _config(tmp_path / "h", "", monkeypatch)
+    monkeypatch.setenv("RECALL_EMBEDDING", "none")
+    path = write_import(tmp_path / "i.jsonl", ONE)
+    assert call(capsys, "ingest", "--format", "jsonl", str(path))[0] == 0
+    for extra in ([], ["--json"], ["--person", "bob"]):
+        code, out, err = call(capsys, "search", "tomato", "--team", *extra)
+        assert code == 2 and out == "" and err.count("\n") == 1
+        assert err.startswith("recall: no team index is configured")
+
+
+def test_push_with_an_empty_allow_list_says_why_nothing_went(
+    team: Team, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No `projects`: nothing may leave. The push still runs (it takes back what an earlier
+    allow-list sent), and says in one line why nothing was sent."""
+    monkeypatch.setenv("RECALL_EMBEDDING", "none")
+    team.home("alice", "laptop")
+    path = write_import(tmp_path / "i.jsonl", ONE)
+    assert call(capsys, "ingest", "--format", "jsonl", str(path))[0] == 0
+    code, out, err = call(capsys, "team", "push")
+    assert code == 0 and "nothing to send" in out
+    assert err == "recall: [team] projects is empty: no session on this computer may leave\n"

@@ -115,6 +115,10 @@ def run(args: argparse.Namespace) -> int:
     from recall.textutil import printable
 
     query = " ".join(args.query)
+    if args.team:  # asked for by name: no team at all is a setting to fix, not a partial answer
+        from recall.team.connect import settings
+
+        settings()
     request = checked(
         SearchRequest(
             text=query,

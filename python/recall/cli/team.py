@@ -25,6 +25,7 @@ def add_parser(subs: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from recall.cli.render import print_json
     from recall.team import jobs
+    from recall.team.connect import settings
 
     if args.action == "init":
         done, plan = jobs.init(args.model, args.dims)
@@ -72,4 +73,8 @@ def run(args: argparse.Namespace) -> int:
     )
     if report.model is None and report.sessions:
         sys.stderr.write("recall: text only: no embedding model here, so no vectors were sent\n")
+    if not settings().projects:  # nothing was sent because nothing may be, not for want of news
+        sys.stderr.write(
+            "recall: [team] projects is empty: no session on this computer may leave\n"
+        )
     return 0

@@ -236,7 +236,7 @@ def _yaml_edit(
             return Edit(agent, path, before, None, "removed: recall had created it")
         return Edit(agent, path, before, after)
     then = jsonfile.read_text(Path(original))
-    if then is not None and then.rstrip(BLANK) == (after or "").rstrip(BLANK):
+    if then is not None and goose.settled(path, then) == goose.settled(path, after):
         return Edit(agent, path, before, then, "restored byte for byte")
     return Edit(agent, path, before, after)
 

@@ -36,6 +36,11 @@ from recall.setup.where import shown
 _TOP = re.compile(r"^extensions\s*:\s*(#.*)?$")
 _TOP_INLINE = re.compile(r"^extensions\s*:\s*(\S.*)$")
 _RECALL = re.compile(r"""^(\s+)(recall|"recall"|'recall')\s*:\s*(#.*)?$""")
+_RECALL_INLINE = re.compile(r"""^(\s+)(recall|"recall"|'recall')\s*:\s*[^\s#]""")
+_TOP_KEY = re.compile(  # a top-level `key:`, quoted or plain (not a list item, not flow)
+    r"""^(?:"[^"]*"|'[^']*'|[^\s#"'\[\]{},&*!|>%@`-][^:#]*?|-[^\s:#][^:#]*?)\s*:(\s|$)"""
+)
+_DOCUMENT = re.compile(r"^(---|\.\.\.)(\s.*)?$")
 _KEY = re.compile(r"""^(\s*)([A-Za-z_][\w-]*)\s*:(?:\s+(.*?))?\s*$""")
 TIMEOUT_S = 300
 
@@ -90,7 +95,8 @@ def _extensions(path: Path, lines: list[str]) -> tuple[int, int] | None:
         raise SettingsError(f"{shown(path)} is indented with tabs; left untouched")
     for i, line in enumerate(lines):
         body = line.rstrip("\r\n")
-        if _TOP.match(body):
+        inline = _TOP_INLINE.match(body)
+        if _TOP.match(body) or (inline and re.fullmatch(r"\{\s*\}\s*(#.*)?", inline.group(1))):
             end = i + 1
             while end < len(lines):
                 nxt = lines[end].rstrip("\r\n")
@@ -98,8 +104,7 @@ def _extensions(path: Path, lines: list[str]) -> tuple[int, int] | None:
                     break
                 end += 1
             return i, end
-        inline = _TOP_INLINE.match(body)
-        if inline and not re.fullmatch(r"\{\s*\}\s*(#.*)?", inline.group(1)):
+        if inline:
             raise SettingsError(
                 f"{shown(path)}: extensions is not written as a block; left untouched"
             )
@@ -117,6 +122,9 @@ def find(path: Path, text: str | None) -> Found | None:
     top, end = block
     children = [_indent(x) for x in lines[top + 1 : end] if _meaningful(x)]
     for i in range(top + 1, end):
+        inline = _RECALL_INLINE.match(lines[i].rstrip("\r\n"))
+        if inline and len(inline.group(1)) == children[0]:
+            return Found(i, i + 1, {})  # `recall: <value>` on one line: not recall's
         match = _RECALL.match(lines[i].rstrip("\r\n"))
         if not match or len(match.group(1)) != children[0]:
             continue  # a `recall:` deeper down is some extension's setting, not one
@@ -184,6 +192,22 @@ def entry(program: list[str], indent: str, newline: str) -> str:
     return "".join(row + newline for row in rows)
 
 
+def _check_mapping(path: Path, lines: list[str]) -> None:
+    """SettingsError unless every top-level line is a `key:` (or a comment, or a `---`
+    before the first key): `extensions:` appended to a list, a scalar, a flow mapping or
+    a second document would break the file or be read by no one."""
+    keys = 0
+    for line in lines:
+        body = line.rstrip("\r\n")
+        if _meaningful(body) and _indent(body) == 0:
+            keys += bool(_TOP_KEY.match(body))
+            if not (_TOP_KEY.match(body) or (_DOCUMENT.match(body) and not keys)):
+                raise SettingsError(
+                    f"{shown(path)} does not hold a YAML mapping written as a block "
+                    f"(line {lines.index(line) + 1}); left untouched"
+                )
+
+
 def _by_hand(path: Path, program: list[str]) -> str:
     return (
         f"{shown(path)} could not be edited without disturbing it; left untouched: add this "
@@ -214,6 +238,7 @@ def installed_text(path: Path, before: str | None, program: list[str]) -> str:
     else:
         block = _extensions(path, lines)
         if block is None:
+            _check_mapping(path, lines)
             if lines and not lines[-1].endswith(("\n", "\r")):
                 lines[-1] += newline
             lines.append("extensions:" + newline + entry(program, "  ", newline))
@@ -253,6 +278,20 @@ def uninstalled_text(path: Path, before: str | None) -> str | None:
             else:
                 del lines[top:end]
     return bom + "".join(lines)
+
+
+def settled(path: Path, text: str | None) -> str:
+    """`text` without an `extensions` block that holds nothing (`extensions: {}` or a bare
+    `extensions:`) and without trailing blanks: what uninstall compares with the backup,
+    since cutting recall's entry out of a mapping it filled leaves no empty one behind."""
+    lines = _lines(text or "")
+    try:
+        block = _extensions(path, lines)
+    except SettingsError:
+        block = None
+    if block is not None and not any(x.strip() for x in lines[block[0] + 1 : block[1]]):
+        del lines[block[0] : block[1]]
+    return "".join(lines).rstrip("\ufeff \t\r\n")
 
 
 def read(path: Path, text: str | None) -> dict[str, Any]:
