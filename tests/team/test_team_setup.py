@@ -48,6 +48,14 @@ def test_settings_that_cannot_work_are_one_line_each(
     assert code == 2 and "readable by others: chmod 600" in err
     code, _, err = call(capsys, "search", "x", "--person", "bob")
     assert code == 2 and "a person narrows the team's index: ask the team too (--team)" in err
+    code, _, err = call(capsys, "search", "x", "--team", "--person", " ")
+    assert code == 2 and "a person is a database role's name, not blank" in err
+    _config(home, '[team]\ndsn = "   "\n', monkeypatch)  # blank: no team, not the local socket
+    code, _, err = call(capsys, "team", "status")
+    assert code == 2 and "no team index is configured" in err
+    _config(home, '[team]\ndsn = "host=db user=alice"\ntimeout = -1\n', monkeypatch)
+    code, _, err = call(capsys, "team", "status")
+    assert code == 2 and "timeout must be seconds between 0 and 3600, not -1" in err
 
 
 def test_an_unreachable_team_costs_one_line_and_local_results_still_print(

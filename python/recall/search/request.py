@@ -75,6 +75,8 @@ def checked(request: SearchRequest) -> SearchRequest:
             raise UsageError(f"{name} must be a finite number, 0 or more")
     if request.since is not None and request.until is not None and request.since > request.until:
         raise UsageError("since is after until: nothing can be found between them")
+    if any(not p.strip() for p in request.persons):
+        raise UsageError("a person is a database role's name, not blank")
     if request.persons and not any(is_team(n) for n in request.computers):
         raise UsageError("a person narrows the team's index: ask the team too (--team)")
     return replace(request, project=project_arg(request.project))

@@ -34,14 +34,16 @@ class TeamError(RecallError):
 def settings() -> TeamConfig:
     """The `[team]` table; ConfigError when no team is configured."""
     team = load_config().team
-    if not team.dsn:
+    if not (team.dsn or "").strip():
         raise ConfigError("no team index is configured: set dsn in [team] (docs/team.md)")
+    if not 0 < team.timeout <= 3600:  # NaN fails too
+        raise ConfigError(f"[team] timeout must be seconds between 0 and 3600, not {team.timeout}")
     return team
 
 
 def configured() -> bool:
-    """Whether a `[team]` DSN is set (nothing is imported to find out)."""
-    return bool(load_config().team.dsn)
+    """Whether a `[team]` DSN is set (nothing is imported to find out); a blank one is not."""
+    return bool((load_config().team.dsn or "").strip())
 
 
 def driver() -> Any:
