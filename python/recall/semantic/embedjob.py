@@ -26,6 +26,11 @@ if TYPE_CHECKING:
 
 BATCH_MESSAGES = 128
 """Messages read and committed together: an interrupted run loses at most one batch."""
+PAGE_CACHE_KIB = 8192
+"""SQLite's page cache while embedding. The store keeps 64 MiB for FTS5's segment merges,
+which an embedding run never does; it reads each message once and writes vectors, so the
+bigger cache only filled with pages read once (peak RSS of `recall embed` over 15,298
+chunks: 330 -> 297 MB)."""
 GROUP_CHARS = 16_000
 """Characters of chunk text handed to the encoder at once (~4,000 tokens, one or two
 onnxruntime calls): progress is reported after each group."""
@@ -94,6 +99,8 @@ def embed_pending(
 
     if progress:
         progress(tick)
+    (kept,) = store.conn.execute("PRAGMA cache_size").fetchone()
+    store.conn.execute(f"PRAGMA cache_size=-{PAGE_CACHE_KIB}")
     try:
         for batch in vectors.pending_batches(store.conn, model, roles, BATCH_MESSAGES):
             batch = batch[: total - report.messages]
@@ -121,6 +128,8 @@ def embed_pending(
             report.indexed = index.build(store.conn, model, _dims(encoder, store, model))
     except KeyboardInterrupt:  # an index build stopped half-way leaves the old one in place
         report.interrupted = True
+    finally:
+        store.conn.execute(f"PRAGMA cache_size={int(kept)}")
     report.seconds = time.perf_counter() - started
     return report
 
