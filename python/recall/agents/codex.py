@@ -8,15 +8,14 @@ A rollout's session id falls back to the uuid at the end of its file name.
 from __future__ import annotations
 
 import json
-import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from recall.agent_cli import RESUME
 from recall.agent_homes import codex_home
-from recall.agents.transcript import Origin, parse_transcript
+from recall.agents.transcript import Origin, jsonl_files, parse_transcript
 from recall.recordtypes import CODEX_ENVELOPES
 from recall.safeio import read_head
 from recall.textutil import scrub
@@ -31,14 +30,6 @@ _SNIFF_BYTES = 64 * 1024
 def _session_id_from_name(path: Path) -> str:
     match = _UUID_TAIL.search(path.stem)
     return match.group(1).lower() if match else path.stem
-
-
-def _walk_jsonl(root: Path) -> Iterator[Path]:
-    for folder, dirs, files in os.walk(root, onerror=lambda _: None):
-        dirs.sort()
-        for name in files:
-            if name.endswith(".jsonl"):
-                yield Path(folder) / name
 
 
 def _sniff(obj: Any) -> bool:
@@ -64,7 +55,7 @@ class CodexAdapter:
         roots = [root / d for d in ("sessions", "archived_sessions") if (root / d).is_dir()]
         found: set[Path] = set()
         for top in roots or [root]:
-            found.update(p for p in _walk_jsonl(top) if p.is_file())
+            found.update(p for p in jsonl_files(top) if p.is_file())
         return sorted(found)
 
     def owns(self, path: Path) -> bool:

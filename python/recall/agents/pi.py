@@ -12,14 +12,13 @@ conversation is the tree's active branch, re-read whole when it moves back
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from recall.agent_cli import RESUME
 from recall.agent_homes import openclaw_homes, pi_homes
-from recall.agents.transcript import Origin, parse_branching
+from recall.agents.transcript import Origin, jsonl_files, parse_branching
 from recall.jsonlines import sniff_json
 from recall.safeio import read_head
 from recall.textutil import scrub
@@ -59,11 +58,7 @@ class _PiFamily:
         raise NotImplementedError
 
     def discover(self, root: Path) -> Iterable[Path]:
-        found: list[Path] = []
-        for folder, dirs, files in os.walk(root, onerror=lambda _: None):
-            dirs.sort()
-            found.extend(Path(folder) / n for n in files if n.endswith(".jsonl"))
-        return sorted(p for p in found if p.is_file())
+        return sorted(p for p in jsonl_files(root) if p.is_file())
 
     def owns(self, path: Path) -> bool:
         if path.suffix != ".jsonl":

@@ -10,14 +10,13 @@ Archived chats (`chats/archive/`) are read too: they are the user's history.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from recall.agent_cli import RESUME
 from recall.agent_homes import qwen_homes
-from recall.agents.transcript import Origin, parse_branching
+from recall.agents.transcript import Origin, jsonl_files, parse_branching
 from recall.jsonlines import sniff_json
 from recall.safeio import read_head
 from recall.textutil import scrub
@@ -58,12 +57,7 @@ class QwenAdapter:
         return roots
 
     def discover(self, root: Path) -> Iterable[Path]:
-        found: list[Path] = []
-        for folder, dirs, files in os.walk(root, onerror=lambda _: None):
-            dirs.sort()
-            if "chats" in Path(folder).parts:
-                found.extend(Path(folder) / n for n in files if n.endswith(".jsonl"))
-        return sorted(p for p in found if p.is_file())
+        return sorted(p for p in jsonl_files(root) if "chats" in p.parent.parts and p.is_file())
 
     def owns(self, path: Path) -> bool:
         if path.suffix != ".jsonl":

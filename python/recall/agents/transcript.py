@@ -2,11 +2,14 @@
 
 `recall._accel.parse_transcript` (Rust or the twin) returns plain tuples;
 this turns them into the records (`recall.types`) ingest and sync consume, so the
-adapters look the same whichever core is active.
+adapters look the same whichever core is active. `jsonl_files` is how the adapters of
+these line formats find them under a root.
 """
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +17,7 @@ from recall import _accel
 from recall.safeio import MAX_LINE, open_regular
 from recall.types import Message, Origin, Parsed, SessionInfo, SessionPart
 
-__all__ = ["Origin", "parse_branching", "parse_transcript"]
+__all__ = ["Origin", "jsonl_files", "parse_branching", "parse_transcript"]
 
 
 def parse_transcript(
@@ -71,3 +74,13 @@ def parse_branching(
         skipped=parsed.skipped,
         summaries=again.summaries,
     )
+
+
+def jsonl_files(root: Path) -> Iterator[Path]:
+    """Every `*.jsonl` name below `root`, folders in name order; an unreadable folder is
+    passed over (the caller keeps only regular files)."""
+    for folder, dirs, files in os.walk(root, onerror=lambda _: None):
+        dirs.sort()
+        for name in files:
+            if name.endswith(".jsonl"):
+                yield Path(folder) / name
