@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 
 GRAPH, WEIGHTS, META = "model.onnx", "weights.bin", "meta.json"
 INT8, INT8_WEIGHTS = "model-int8.onnx", "weights-int8.bin"
-FORMAT = 2
+FORMAT = 3
 """Bumped when the cache's layout or what it holds changes."""
 PROBE_IDS = ((101, 7592, 1010, 2088, 999, 102), (101, 2023, 2003, 1037, 3231, 102))
 """Two short token rows ("hello, world!" / "this is a test") run through both graphs."""

@@ -5,8 +5,9 @@ when it optimises the graph, so every matrix product ran in float32: 44
 chunks a CPU-second on agent sessions, most of it in the 36 weight MatMuls
 (four 384x384 projections and the two feed-forward layers of six blocks).
 Rewriting each `MatMul(x, W)` whose `W` is a constant 2-D float matrix as
-onnxruntime's `DynamicQuantizeMatMul(x, Wq, scale, zero)` (int8 weights,
-symmetric, one scale per output column; activations quantised per call)
+onnxruntime's `DynamicQuantizeMatMul(x, Wq, scale, zero)` (8-bit weights,
+symmetric about a zero point, one scale per output column; activations
+quantised per call)
 measured 85-92 chunks a CPU-second on the same texts, against 44-46 for float
 (`bench/embed_bench.py`, variant `float`), with cosine 0.992 on average to the
 float vectors (0.981 at worst over 1,000 chunks) and the dev sets' session
@@ -32,8 +33,10 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-FLOAT, INT8 = 1, 3
+FLOAT, UINT8 = 1, 2
 """TensorProto data types."""
+ZERO = 128
+"""The weights' zero point: uint8 around 128, not int8 around 0 (see `quantized`)."""
 ALIGN = 65536
 """Offsets of the int8 matrices in their file: onnxruntime maps external data whose offset
 is a multiple of the allocation granularity (a page on Linux, 64 KiB on Windows)."""
@@ -112,13 +115,20 @@ def _external(
 
 def quantized(
     matrix: npt.NDArray[np.float32],
-) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.float32]]:
-    """`matrix` as int8 with one scale per column (symmetric: zero is 0)."""
+) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.float32]]:
+    """`matrix` in 8 bits with one scale per column, symmetric about `ZERO` (1..255).
+
+    Unsigned, not int8 about 0: onnxruntime multiplies uint8 activations by int8
+    weights with AVX2's `vpmaddubsw` where the CPU lacks VNNI, which saturates a
+    pair of products at 32,767 (255 x 127 x 2 is 64,770), so some outputs came out
+    wrong by a third of their size on such a CPU (an AMD EPYC without VNNI); uint8 by
+    uint8 takes a kernel that widens first and is exact everywhere. The values are
+    the int8 ones shifted by 128, so the vectors are the same wherever int8 was right."""
     import numpy as np
 
     scale = (np.maximum(np.abs(matrix).max(axis=0), 1e-12) / 127.0).astype(np.float32)
-    q = np.clip(np.rint(matrix / scale), -127, 127).astype(np.int8)
-    return q, scale
+    q = np.clip(np.rint(matrix / scale), -127, 127) + ZERO
+    return q.astype(np.uint8), scale
 
 
 def quantize_graph(model: bytes, weights_file: Path, out_file: Path) -> tuple[bytes, int]:
@@ -155,9 +165,9 @@ def quantize_graph(model: bytes, weights_file: Path, out_file: Path) -> tuple[by
                 q, scale = quantized(matrix)
                 blob += bytes(-len(blob) % ALIGN)
                 added += [
-                    _external(f"{name}.int8", q.shape, INT8, out_file.name, len(blob), q.nbytes),
+                    _external(f"{name}.int8", q.shape, UINT8, out_file.name, len(blob), q.nbytes),
                     _tensor(f"{name}.scale", scale, FLOAT),
-                    _tensor(f"{name}.zero", np.zeros(q.shape[1], dtype=np.int8), INT8),
+                    _tensor(f"{name}.zero", np.full(q.shape[1], ZERO, dtype=np.uint8), UINT8),
                 ]
                 node = b"".join(
                     _encode(1, 2, x.encode())
