@@ -34,33 +34,54 @@ fi
 step "pytest with the Rust core (and the parity tests, which check both cores)"
 RECALL_IMPL=rust "$PY" -m pytest -q -p no:cacheprovider --durations=15
 
+# The checks that need neither pytest pass run beside the pure-Python pass, which is
+# mostly one busy core on a 2-core machine: in turn, in the background, their output
+# kept in a file and printed after the pass, whichever fails first failing the run.
+side_checks() {
+    step "install paths: native wheel, pure wheel, pipx from source without cargo; the model in one step"
+    # The check builds venvs with a POSIX layout (bin/) and a bare Linux PATH; the
+    # release workflow installs the macOS and Windows wheels on their own runners.
+    if [ "$(uname -s)" = Linux ]; then
+        bash scripts/install_check.sh
+    else
+        echo "install check runs on Linux only (this is $(uname -s)); release.yml installs the other wheels"
+    fi
+
+    step "cargo test"
+    cargo test --quiet
+
+    step "fuzz: rank, reminders, adapters, search queries (bounded: 36 s plus start-up)"
+    "$PY" fuzz/run.py --seconds 36
+
+    step "linters"
+    "$PY" -m ruff check python tests bench fuzz packaging
+    "$PY" -m ruff format --check python tests bench fuzz packaging
+    "$PY" -m mypy
+    "$PY" -m mypy.stubtest recall._core
+    cargo fmt --check
+    cargo clippy --quiet --all-targets --features python -- -D warnings
+}
+side_log="$scratch/side-checks.log"
+(set -euo pipefail; side_checks) > "$side_log" 2>&1 &
+side=$!
+
 step "pytest with the pure-Python core (parity and core-free tests ran above)"
 # The kill loop's subject is the store and its lock, which both cores share: it made
 # 200 kills above; 80 here check the twin's writers under kills too (each kind of kill
 # still lands ~10 times).
+python_rc=0
 RECALL_KILL_CYCLES=80 RECALL_IMPL=python "$PY" -m pytest -q -p no:cacheprovider \
-    --durations=15 -m "not parity and not core_free"
+    --durations=15 -m "not parity and not core_free" || python_rc=$?
 
-step "install paths: native wheel, pure wheel, pipx from source without cargo; the model in one step"
-# The check builds venvs with a POSIX layout (bin/) and a bare Linux PATH; the
-# release workflow installs the macOS and Windows wheels on their own runners.
-if [ "$(uname -s)" = Linux ]; then
-    bash scripts/install_check.sh
-else
-    echo "install check runs on Linux only (this is $(uname -s)); release.yml installs the other wheels"
+side_rc=0
+wait "$side" || side_rc=$?
+cat "$side_log"
+if [ "$python_rc" != 0 ]; then
+    echo "the pure-Python pass failed (exit $python_rc)"
+    exit "$python_rc"
 fi
-
-step "cargo test"
-cargo test --quiet
-
-step "fuzz: rank, reminders, adapters, search queries (bounded: 36 s plus start-up)"
-"$PY" fuzz/run.py --seconds 36
-
-step "linters"
-"$PY" -m ruff check python tests bench fuzz packaging
-"$PY" -m ruff format --check python tests bench fuzz packaging
-"$PY" -m mypy
-"$PY" -m mypy.stubtest recall._core
-cargo fmt --check
-cargo clippy --quiet --all-targets --features python -- -D warnings
+if [ "$side_rc" != 0 ]; then
+    echo "a check beside the pure-Python pass failed (exit $side_rc)"
+    exit "$side_rc"
+fi
 echo "all checks passed"
