@@ -1,0 +1,214 @@
+"""A user's first `recall sync` of a year of history: when is the newest month hybrid-ready?
+
+    python bench/first_sync_bench.py [--sessions 2000] [--days 30] [--keep-going]
+
+A synthetic history of `--sessions` agent sessions in the real on-disk layouts
+(`bench/corpus.py`: Claude Code, Codex and Gemini transcripts spread over 300
+days, about 50 messages a session, so 2,000 sessions are ~100,000 messages) is
+written once to bench/data/year-<n>/, which stands in for the user's home. Then,
+with a model installed and a fresh data directory, one `recall sync` runs as a
+user runs it, and this script watches it from outside (a read-only look at the
+index every half second):
+
+- **import**: from the start until sync says keyword search works (its
+  "Keyword search works now" line; everything is keyword-searchable);
+- **month ready**: until every session active in the newest `--days` days of
+  the history is embedded whole (what `recall status` reports as "every session
+  since ... is embedded"), measured from the start and from the end of the
+  import, in wall seconds and in the sync process's CPU seconds (on a busy
+  machine, CPU seconds over the two cores' is the steadier figure);
+- what `recall status` then says of the rest.
+
+Sync is then stopped with Ctrl-C (SIGINT), as a user would, and the next run
+resumes (`--keep-going` lets it finish and reports the whole history's time).
+The days count back from the history's newest session, not today's date.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "python"))
+sys.path.insert(0, str(HERE))
+
+READY_LINE = "Keyword search works now"
+
+
+def corpus(sessions: int) -> Path:
+    """The history's root (a stand-in $HOME), written once per size."""
+    from corpus import generate
+
+    root = HERE / "data" / f"year-{sessions}"
+    if not (root / "manifest.json").exists():
+        generate(root, sessions)
+    return root
+
+
+def env_for(home: Path, data: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("RECALL_", "XDG_"))}
+    env.update(
+        HOME=str(home),
+        RECALL_HOME=str(data),
+        RECALL_COMPUTER="bench",
+        PYTHONPATH=str(HERE.parent / "python"),
+        PYTHONUNBUFFERED="1",
+    )
+    if os.environ.get("RECALL_MODEL_DIR"):
+        env["RECALL_MODEL_DIR"] = os.environ["RECALL_MODEL_DIR"]
+    return env
+
+
+def month_pending(db_path: Path, model: str, days: float) -> tuple[int, int] | None:
+    """(messages, of them not embedded) in sessions active in the newest `days` days of
+    the history; None while the index is not there yet."""
+    if not db_path.exists():
+        return None
+    try:
+        db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=5)
+    except sqlite3.Error:
+        return None
+    try:
+        (newest,) = db.execute("SELECT max(ended_at) FROM sessions").fetchone()
+        if newest is None:
+            return None
+        since = newest - days * 86400
+        (total,) = db.execute(
+            "SELECT count(*) FROM messages m JOIN sessions s ON s.id = m.session"
+            " WHERE s.ended_at >= ?",
+            (since,),
+        ).fetchone()
+        (done,) = db.execute(
+            "SELECT count(*) FROM messages m JOIN sessions s ON s.id = m.session"
+            " JOIN embedded e ON e.message = m.id AND e.model = ? WHERE s.ended_at >= ?",
+            (model, since),
+        ).fetchone()
+        return int(total), int(total) - int(done)
+    except sqlite3.Error:  # mid-migration, or the table not made yet
+        return None
+    finally:
+        db.close()
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a running process so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def watch(args: argparse.Namespace) -> dict[str, Any]:
+    from recall.semantic.provider import current_model_id
+
+    model = current_model_id()
+    home = corpus(args.sessions)
+    manifest = json.loads((home / "manifest.json").read_text())
+    out: dict[str, Any] = {
+        "sessions": args.sessions,
+        "history_mb": round(manifest["bytes"] / 1e6, 1),
+        "days": args.days,
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp) / "data"
+        env = env_for(home, data)
+        lines: list[tuple[float, str]] = []
+        start = time.perf_counter()
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "recall", "sync"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+
+        def read() -> None:
+            assert proc.stdout is not None
+            for line in proc.stdout:
+                lines.append((time.perf_counter() - start, line.rstrip()))
+
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        imported = month = None
+        month_size = 0
+        cpu_imported = cpu_month = 0.0
+        while proc.poll() is None:
+            time.sleep(0.5)
+            if imported is None:
+                imported = next((t for t, s in lines if READY_LINE in s), None)
+                if imported is not None:
+                    cpu_imported = cpu_seconds(proc.pid)
+                continue
+            state = month_pending(data / "recall.db", model, args.days)
+            if state is not None and state[1] == 0 and month is None:
+                month, month_size = time.perf_counter() - start, state[0]
+                cpu_month = cpu_seconds(proc.pid)
+                if not args.keep_going:
+                    proc.send_signal(signal.SIGINT)
+        proc.wait()
+        reader.join(5)
+        whole = time.perf_counter() - start
+        if month is None:  # finished between two looks
+            state = month_pending(data / "recall.db", model, args.days)
+            if state is not None and state[1] == 0:
+                month, month_size = whole, state[0]
+        status = subprocess.run(
+            [sys.executable, "-m", "recall", "status", "--json"],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        info = json.loads(status.stdout)
+        db = sqlite3.connect(data / "recall.db")
+        (messages,) = db.execute("SELECT count(*) FROM messages").fetchone()
+        (chunks,) = db.execute("SELECT count(*) FROM chunks").fetchone()
+        db.close()
+    out.update(
+        messages=messages,
+        month_messages=month_size,
+        import_s=round(imported, 1) if imported is not None else None,
+        month_ready_s=round(month, 1) if month is not None else None,
+        month_after_import_s=round(month - imported, 1) if month and imported else None,
+        month_after_import_cpu_s=round(cpu_month - cpu_imported, 1) if cpu_month else None,
+        chunks_embedded=chunks,
+        sync_exit=proc.returncode,
+        sync_s=round(whole, 1),
+        status_semantic=info.get("semantic"),
+        sync_output=[s for _, s in lines][-6:],
+    )
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--sessions", type=int, default=2000)
+    p.add_argument("--days", type=float, default=30)
+    p.add_argument("--keep-going", action="store_true", help="let sync embed everything")
+    p.add_argument("--json", type=Path)
+    args = p.parse_args(argv)
+    try:
+        from recall.semantic.provider import current_model_id
+
+        current_model_id()
+    except Exception as exc:
+        print(f"no embedding model: {exc}", file=sys.stderr)
+        return 2
+    result = watch(args)
+    print(json.dumps(result, indent=1))
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
