@@ -19,9 +19,10 @@ from typing import Any
 from recall._twin.codex_text import sval
 from recall._twin.gemini import stamp
 from recall._twin.gemini_text import model_text, user_text
+from recall._twin.jsonlines import parse_lines
 from recall._twin.records import Origin, carried_sid
 from recall._twin.tree import PREVIOUS, Branch
-from recall.jsonlines import SKIP_BAD_SHAPE, SKIP_UNKNOWN, iter_json_lines
+from recall.jsonlines import SKIP_BAD_SHAPE, SKIP_UNKNOWN
 from recall.types import (
     ASSISTANT,
     TITLE_AGENT,
@@ -178,12 +179,4 @@ class _Run:
 
 def parse(origin: Origin, data: bytes, base: int, state: dict[str, Any]) -> Parsed:
     parsed = Parsed()
-    run = _Run(origin, state, parsed)
-    for off, obj in iter_json_lines(data, parsed, base=base):
-        try:
-            run.record(off, obj)
-        except (AttributeError, TypeError, ValueError, KeyError):
-            parsed.skip(SKIP_BAD_SHAPE)
-    run.finish()
-    parsed.state = run.st
-    return parsed
+    return parse_lines(_Run(origin, state, parsed), data, base, parsed)
