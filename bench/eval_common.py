@@ -69,6 +69,7 @@ class Variant:
             "sem_depth": (modes, "SEMANTIC_DEPTH", int),
             "sem_w": (fusion, "RRF_WEIGHTS", lambda w: (1.0, float(w))),
             "cal": (fusion, "CALIBRATED", lambda v: v == "1"),
+            "mw": (fusion, "MEANING_WEIGHT", float),
         }
         saved: list[tuple[Any, str, Any]] = []
         if self.settings.get("first_piece") == "1":  # as if only each message's first window
@@ -148,7 +149,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         help="name:key=value,... search settings (floor, rrf_k, kw_depth, sem_depth, "
-        "sem_w, cal=0|1, fusion, exact=0|1); repeatable; default: recall's own",
+        "sem_w, cal=0|1, mw, fusion, exact=0|1); repeatable; default: recall's own",
     )
     p.add_argument(
         "--model",

@@ -45,6 +45,17 @@ def test_a_hit_holding_every_word_keeps_its_place_above_a_weak_meaning_neighbour
     assert [r.session_id for r in out][:2] == ["exact", "partial"]
 
 
+def test_an_answer_by_words_is_not_outranked_by_a_weak_meaning_neighbour() -> None:
+    # where every chunk is near every question (LoCoMo's chats), meaning hits sit below the
+    # bar at 0.6-0.9 of it: one at 0.75 must not beat a hit holding 0.6 of the query's
+    # rarity, an answer by the bar (`fusion.MEANING_WEIGHT`; at equal weights it did)
+    keyword = [_words("answer", 0.6), _words("chance", 0.2)]
+    meaning = [_r("neighbour", bar.MEANING, 0.75), _r("other", bar.MEANING, 0.7)]
+    out = fuse([keyword, meaning], "rrf", limit=5)
+    assert [r.session_id for r in out][:2] == ["answer", "neighbour"]
+    assert not out[0].weak and out[1].weak
+
+
 def test_a_hit_nobody_judged_counts_in_full() -> None:
     # results from a peer that predates the bar carry no judgement: ranks alone, as before
     unjudged = Result("s", "a", None, "pc", None, None, 1.0, "s")

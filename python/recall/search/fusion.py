@@ -28,7 +28,8 @@ H = TypeVar("H", bound=Hashable)
 RRF_K = 60
 """The constant of Cormack et al. (2009): ranks past ~60 count for little."""
 RRF_WEIGHTS = (1.0, 1.0)
-"""Each list's weight in RRF (keyword, semantic): equal, as measured best on both sets."""
+"""Each list's weight in RRF (keyword, semantic): equal, as measured best on both sets with
+plain RRF; hybrid's calibrated fusion scales the semantic one by `MEANING_WEIGHT`."""
 CALIBRATED = True
 """Whether hybrid scales each hit's reciprocal rank by its own strength (`hit_strength`):
 a meaning hit that stands out from the query's background, or a keyword hit holding the
@@ -36,6 +37,17 @@ query's rare words, counts for more than one near the background at a similar ra
 RRF counts a result both legs hold about twice whatever each thought of it, so one common
 word held by chance beat the session that stood out by meaning (docs/search-quality.md,
 "Fusion that weighs each hit")."""
+MEANING_WEIGHT = 0.7
+"""With `CALIBRATED`, the semantic list counts `MEANING_WEIGHT` times its `RRF_WEIGHTS`
+weight. The two strengths are not on one scale: a keyword hit's is the share of the
+query's rarity it holds, a meaning hit's its deviations above the index's background.
+Where every chunk is near every question (LoCoMo's chats between two friends) meaning
+hits sit at 0.6-0.9 of the bar and keyword hits holding the rare words at 0.3-0.6, so
+at equal weights a weak meaning neighbour outranked an answer by words. 0.7 is the
+lowest weight measured (0.5-1.0) that loses nothing elsewhere: LoCoMo dev half session
+recall@5 0.772 -> 0.783 (keyword 0.782), turn recall@5 0.547 -> 0.567; agent decisions
+message recall@1 0.24 -> 0.28; paraphrase top 1 stays 1.000; at 0.65 and below agent
+decisions' top 1 falls 0.94 -> 0.92 (docs/search-quality.md, "A lighter meaning leg")."""
 EXACT_BONUS = 1.0
 """Added to the fused score of a result holding every query word: RRF scores stay below
 2/(RRF_K+1) and weighted ones at most 1, so shown scores fall down the list."""
@@ -170,6 +182,8 @@ def fuse(
     """
     preset = PRESETS[fusion]
     weights = list(RRF_WEIGHTS[: len(lists)]) if preset is None else list(preset)
+    if preset is None and CALIBRATED and len(weights) > 1:
+        weights[1] *= MEANING_WEIGHT
     if preset is None:
         scores = rrf(lists, weights, by_message)
     else:
