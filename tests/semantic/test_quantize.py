@@ -80,3 +80,76 @@ def test_a_graph_with_no_weight_matrix_is_returned_as_it_was(tmp_path: Path) -> 
     model = _encode(1, 0, 8) + _encode(7, 2, _encode(1, 2, square))
     (tmp_path / "weights.bin").write_bytes(b"")
     assert quantize_graph(model, tmp_path / "weights.bin", tmp_path / "w8.bin") == (model, 0)
+
+
+def _initializers(model: bytes) -> dict[str, int]:
+    """Each initializer's name and TensorProto data type."""
+    graph = next(v for n, _w, v in _fields(model) if n == 7)
+    assert isinstance(graph, bytes)
+    out = {}
+    for n, _w, v in _fields(graph):
+        if n == 5 and isinstance(v, bytes):
+            fields = {k: x for k, _w2, x in _fields(v) if k in (2, 8)}
+            name = fields[8]
+            assert isinstance(name, bytes)
+            out[name.decode()] = int(fields[2])  # type: ignore[arg-type]
+    return out
+
+
+def test_weights_and_their_zero_point_share_one_8_bit_type_and_dequantise_to_the_matrix(
+    tmp_path: Path,
+) -> None:
+    import numpy as np
+
+    from recall.semantic.quantize import INT8, UINT8, quantize_graph, quantized
+
+    rng = np.random.default_rng(3)
+    matrix = rng.normal(0, 0.1, (K, N)).astype(np.float32)
+    for signed, kind, zero in ((True, INT8, 0), (False, UINT8, 128)):
+        q, scale = quantized(matrix, signed)
+        assert q.dtype == (np.int8 if signed else np.uint8)
+        assert int(q.min()) >= zero - 127 and int(q.max()) <= zero + 127
+        back = (q.astype(np.float32) - zero) * scale
+        assert np.abs(back - matrix).max() <= scale.max() / 2 + 1e-7
+        (tmp_path / "model.onnx").write_bytes(_graph(tmp_path, matrix))
+        model, _ = quantize_graph(
+            (tmp_path / "model.onnx").read_bytes(),
+            tmp_path / "weights.bin",
+            tmp_path / "w8.bin",
+            signed,
+        )
+        types = _initializers(model)
+        assert types["W.int8"] == kind and types["W.zero"] == kind and types["W.scale"] == 1
+
+
+def test_int8_weights_only_where_the_cpu_multiplies_them_exactly() -> None:
+    from recall.semantic.quantize import signed_weights
+
+    avx2 = "processor : 0\nflags\t\t: fpu sse2 avx avx2 fma\n"
+    vnni = "flags\t\t: fpu avx avx2 avx512f avx512_vnni\n"
+    alder = "flags\t\t: fpu avx avx2 avx_vnni\n"
+    assert signed_weights(avx2, "x86_64") is False  # vpmaddubsw saturates: uint8
+    assert signed_weights(vnni, "x86_64") is True
+    assert signed_weights(alder, "AMD64") is True
+    assert signed_weights("", "x86_64") is False  # nothing said: the exact choice
+    assert signed_weights(vnni, "aarch64") is False  # not x86: uint8 is exact and native
+
+
+def test_this_machines_choice_computes_the_float_products(tmp_path: Path) -> None:
+    import numpy as np
+
+    from recall.semantic.quantize import quantize_graph, signed_weights
+
+    rng = np.random.default_rng(11)
+    weights = rng.normal(0, 0.1, (K, N)).astype(np.float32)
+    x = rng.normal(0, 1, (7, K)).astype(np.float32)
+    (tmp_path / "model.onnx").write_bytes(_graph(tmp_path, weights))
+    model, _ = quantize_graph(
+        (tmp_path / "model.onnx").read_bytes(),
+        tmp_path / "weights.bin",
+        tmp_path / "w8.bin",
+        signed_weights(),
+    )
+    (tmp_path / "int8.onnx").write_bytes(model)
+    got = _run(tmp_path / "int8.onnx", x)
+    assert np.abs(np.sqrt(got) - np.abs(x @ weights)).max() < 0.02 * np.abs(x @ weights).max()

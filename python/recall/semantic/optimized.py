@@ -198,11 +198,12 @@ def _plain(source: str, ort: Any, threads: int) -> Any:
 def _int8(reference: _Reference, tmp: Path, ort: Any) -> list[list[int]] | None:
     """Write the int8 graph beside the float one and return its files' stamps, or None (and
     no files) when nothing was quantised or its vectors stray from the float graph's."""
-    from recall.semantic.quantize import quantize_graph
+    from recall.semantic.quantize import quantize_graph, signed_weights
 
     path, weights = tmp / INT8, tmp / INT8_WEIGHTS
     try:
-        model, count = quantize_graph((tmp / GRAPH).read_bytes(), tmp / WEIGHTS, weights)
+        graph = (tmp / GRAPH).read_bytes()
+        model, count = quantize_graph(graph, tmp / WEIGHTS, weights, signed_weights())
         if count:
             path.write_bytes(model)
             if _close(reference, path, ort):

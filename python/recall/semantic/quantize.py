@@ -6,10 +6,11 @@ chunks a CPU-second on agent sessions, most of it in the 36 weight MatMuls
 (four 384x384 projections and the two feed-forward layers of six blocks).
 Rewriting each `MatMul(x, W)` whose `W` is a constant 2-D float matrix as
 onnxruntime's `DynamicQuantizeMatMul(x, Wq, scale, zero)` (8-bit weights,
-symmetric about a zero point, one scale per output column; activations
-quantised per call)
+symmetric, one scale per output column, int8 or uint8 as the CPU multiplies
+them exactly: `signed_weights`; activations quantised per call)
 measured 85-92 chunks a CPU-second on the same texts, against 44-46 for float
-(`bench/embed_bench.py`, variant `float`), with cosine 0.992 on average to the
+(`bench/embed_bench.py`, variant `float`; 2026-11-26; on an AVX2 CPU without VNNI,
+2026-11-28, uint8 took 0.83x float's CPU), with cosine 0.992 on average to the
 float vectors (0.981 at worst over 1,000 chunks) and the dev sets' session
 recall@5 unchanged (docs/benchmarks.md). The attention products (activation
 by activation) stay float.
@@ -33,10 +34,8 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-FLOAT, UINT8 = 1, 2
+FLOAT, UINT8, INT8 = 1, 2, 3
 """TensorProto data types."""
-ZERO = 128
-"""The weights' zero point: uint8 around 128, not int8 around 0 (see `quantized`)."""
 ALIGN = 65536
 """Offsets of the int8 matrices in their file: onnxruntime maps external data whose offset
 is a multiple of the allocation granularity (a page on Linux, 64 KiB on Windows)."""
@@ -113,28 +112,53 @@ def _external(
     return out + _encode(14, 0, 1)  # data_location: EXTERNAL
 
 
-def quantized(
-    matrix: npt.NDArray[np.float32],
-) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.float32]]:
-    """`matrix` in 8 bits with one scale per column, symmetric about `ZERO` (1..255).
+def signed_weights(cpuinfo: str | None = None, machine: str | None = None) -> bool:
+    """Whether to store the weights as int8 about 0 (else uint8 about 128).
 
-    Unsigned, not int8 about 0: onnxruntime multiplies uint8 activations by int8
-    weights with AVX2's `vpmaddubsw` where the CPU lacks VNNI, which saturates a
-    pair of products at 32,767 (255 x 127 x 2 is 64,770), so some outputs came out
-    wrong by a third of their size on such a CPU (an AMD EPYC without VNNI); uint8 by
-    uint8 takes a kernel that widens first and is exact everywhere. The values are
-    the int8 ones shifted by 128, so the vectors are the same wherever int8 was right."""
+    onnxruntime multiplies uint8 activations by int8 weights with AVX2's
+    `vpmaddubsw` where an x86 CPU lacks VNNI, which saturates a pair of products at
+    32,767 (255 x 127 x 2 is 64,770): on such a CPU (an AMD EPYC, 2026-11-28) a test
+    product came out wrong by a third of its size. uint8 by uint8 widens first and
+    is exact everywhere, but skips the VNNI kernels, so int8 is kept where VNNI (or
+    AMX) makes it exact and fast: an x86 CPU whose flags say so. Elsewhere (no
+    VNNI, ARM, a platform without /proc/cpuinfo) uint8. Both hold the same values,
+    so the vectors are the same wherever both are exact."""
+    import platform
+
+    arch = (machine or platform.machine()).lower()
+    if arch not in ("x86_64", "amd64", "i386", "i686", "x86"):
+        return False
+    if cpuinfo is None:
+        try:
+            with open("/proc/cpuinfo", encoding="ascii", errors="replace") as fh:
+                cpuinfo = fh.read(1 << 16)
+        except OSError:
+            return False
+    flags = next((line for line in cpuinfo.splitlines() if line.startswith("flags")), "")
+    return bool({"avx512_vnni", "avx_vnni", "amx_int8"} & set(flags.split()))
+
+
+def quantized(
+    matrix: npt.NDArray[np.float32], signed: bool = False
+) -> tuple[npt.NDArray[np.int8] | npt.NDArray[np.uint8], npt.NDArray[np.float32]]:
+    """`matrix` in 8 bits with one scale per column, symmetric: int8 in -127..127 about
+    0 (`signed`), or the same values shifted to uint8 1..255 about 128."""
     import numpy as np
 
     scale = (np.maximum(np.abs(matrix).max(axis=0), 1e-12) / 127.0).astype(np.float32)
-    q = np.clip(np.rint(matrix / scale), -127, 127) + ZERO
-    return q.astype(np.uint8), scale
+    q = np.clip(np.rint(matrix / scale), -127, 127)
+    if signed:
+        return q.astype(np.int8), scale
+    return (q + 128).astype(np.uint8), scale
 
 
-def quantize_graph(model: bytes, weights_file: Path, out_file: Path) -> tuple[bytes, int]:
+def quantize_graph(
+    model: bytes, weights_file: Path, out_file: Path, signed: bool = False
+) -> tuple[bytes, int]:
     """`model` (an optimised ModelProto whose large initializers live in `weights_file`)
     with every constant-weight MatMul in int8, and how many were rewritten; the int8
-    matrices are written to `out_file`, beside the graph. The float weights they replace
+    matrices are written to `out_file`, beside the graph (int8 when `signed`, else uint8:
+    `signed_weights` says which this CPU computes exactly and fast). The float weights they replace
     are dropped from the graph (still in `weights_file`, never read)."""
     import numpy as np
 
@@ -162,12 +186,14 @@ def quantize_graph(model: bytes, weights_file: Path, out_file: Path) -> tuple[by
             matrix = tensor.matrix(weights) if tensor and not domain else None
             if matrix is not None and readers.get(inputs[1]) == 1:
                 name = inputs[1]
-                q, scale = quantized(matrix)
+                q, scale = quantized(matrix, signed)
+                kind = INT8 if signed else UINT8
+                zero = np.full(q.shape[1], 0 if signed else 128, q.dtype)
                 blob += bytes(-len(blob) % ALIGN)
                 added += [
-                    _external(f"{name}.int8", q.shape, UINT8, out_file.name, len(blob), q.nbytes),
+                    _external(f"{name}.int8", q.shape, kind, out_file.name, len(blob), q.nbytes),
                     _tensor(f"{name}.scale", scale, FLOAT),
-                    _tensor(f"{name}.zero", np.full(q.shape[1], ZERO, dtype=np.uint8), UINT8),
+                    _tensor(f"{name}.zero", zero, kind),
                 ]
                 node = b"".join(
                     _encode(1, 2, x.encode())
