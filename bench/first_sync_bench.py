@@ -15,8 +15,9 @@ index every half second):
 - **month ready**: until every session active in the newest `--days` days of
   the history is embedded whole (what `recall status` reports as "every session
   since ... is embedded"), measured from the start and from the end of the
-  import, in wall seconds and in the sync process's CPU seconds (on a busy
-  machine, CPU seconds over the two cores' is the steadier figure);
+  import, in wall seconds, and in the sync process's CPU seconds after the
+  import (on a busy machine, CPU seconds over the two cores' is the steadier
+  figure; the chunk count is taken when sync stops, a look after);
 - what `recall status` then says of the rest.
 
 Sync is then stopped with Ctrl-C (SIGINT), as a user would, and the next run
@@ -101,6 +102,16 @@ def month_pending(db_path: Path, model: str, days: float) -> tuple[int, int] | N
         db.close()
 
 
+def child_model(env: dict[str, str]) -> str:
+    """The model id recall will embed with in `env` (its config and model folders, not
+    this script's)."""
+    code = "from recall.semantic.provider import current_model_id; print(current_model_id())"
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    return out.stdout.strip()
+
+
 def cpu_seconds(pid: int) -> float:
     """User + system CPU seconds of a running process so far (Linux /proc)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -108,9 +119,6 @@ def cpu_seconds(pid: int) -> float:
 
 
 def watch(args: argparse.Namespace) -> dict[str, Any]:
-    from recall.semantic.provider import current_model_id
-
-    model = current_model_id()
     home = corpus(args.sessions)
     manifest = json.loads((home / "manifest.json").read_text())
     out: dict[str, Any] = {
@@ -121,6 +129,7 @@ def watch(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "data"
         env = env_for(home, data)
+        model = child_model(env)
         lines: list[tuple[float, str]] = []
         start = time.perf_counter()
         proc = subprocess.Popen(
@@ -157,6 +166,8 @@ def watch(args: argparse.Namespace) -> dict[str, Any]:
         proc.wait()
         reader.join(5)
         whole = time.perf_counter() - start
+        if imported is None:  # a sync shorter than one look
+            imported = next((t for t, s in lines if READY_LINE in s), None)
         if month is None:  # finished between two looks
             state = month_pending(data / "recall.db", model, args.days)
             if state is not None and state[1] == 0:
