@@ -129,7 +129,9 @@ def _both_roles(home: Path) -> None:
 
 
 def _counts(db: Path) -> tuple[int, int, int]:
-    conn = sqlite3.connect(db)
+    # a short busy timeout: a poll that met the writer's lock must not wait out sqlite's
+    # default 5 s, by which time a fast machine has embedded everything (seen in CI)
+    conn = sqlite3.connect(db, timeout=0.05)
     try:
         chunks, distinct = conn.execute(
             "SELECT count(*), count(DISTINCT message || ':' || piece) FROM chunks"
@@ -159,6 +161,7 @@ def test_ctrl_c_keeps_committed_batches_and_the_next_run_finishes(
     deadline = time.monotonic() + 300
     while _counts(db)[2] == 0 and child.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
+    assert child.poll() is None, "the embed finished before a committed batch was seen"
     child.send_signal(signal.SIGINT)
     out, err = child.communicate(timeout=120)
     assert child.returncode == 130, (out, err)

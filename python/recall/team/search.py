@@ -5,9 +5,11 @@ BM25 as FTS5 ranks, `team.bm25`; every word first, any meaningful word when
 that finds too few sessions, a title holding every word lifting its
 session), identifiers and CJK as substrings through `pg_trgm`, and
 pgvector's HNSW for meaning (local search's similarity floor). They are
-fused in SQL as local hybrid search fuses them (`search.fusion`): reciprocal
-rank with k = 60 and equal weights, results holding every query word first,
-the time decay applied to the fused score. Filters (agent, project, person,
+fused in SQL by reciprocal rank (k = 60, the meaning list at
+`fusion.MEANING_WEIGHT`), results holding every query word first, the time
+decay applied to the fused score; without decay, the rows out (three times
+the limit) are then ordered as local hybrid orders them (`_calibrated`: each
+hit's rank scaled by how well it matched, `search.fusion`). Filters (agent, project, person,
 computer, dates) are in the WHERE clause of every leg, and row-level
 security adds who may read what. Near-duplicate snippets are then dropped by
 the core's Jaccard dedup, as locally.
@@ -18,8 +20,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from recall import _accel
-from recall.record import Record, field
-from recall.search.fusion import EXACT_BONUS, RRF_K, RRF_WEIGHTS
+from recall.record import Record, field, replace
+from recall.search import bar
+from recall.search.fusion import EXACT_BONUS, MEANING_WEIGHT, RRF_K, RRF_WEIGHTS, reciprocal
 from recall.search.query import Query
 from recall.search.rank import DEDUP_THRESHOLD
 from recall.search.results import Filters, Result, plain
@@ -218,24 +221,27 @@ def _fused(q: _Sql, p: _Plan, lists: list[str], decay: float) -> None:
         on = " AND ".join(f"kw.{c} = vec.{c}" for c in cols)
         keys = ", ".join(f"coalesce(kw.{c}, vec.{c}) AS {c}" for c in cols)
         pos = "" if "position" in cols else ", coalesce(kw.position, vec.position) AS position"
-        w = RRF_WEIGHTS
+        w = (RRF_WEIGHTS[0], RRF_WEIGHTS[1] * MEANING_WEIGHT)  # as local hybrid weighs them
         q.add(
             f"fused AS (SELECT {keys}{pos}, kw.position IS NOT NULL AS worded, "
             "vec.start, vec.stop, coalesce(kw.tier = 1, false) AS exact, 1 - vec.d AS cos, "
             f"coalesce({w[0]} / ({RRF_K} + kw.rank), 0) + "
-            f"coalesce({w[1]} / ({RRF_K} + vec.rank), 0) AS score "
+            f"coalesce({w[1]} / ({RRF_K} + vec.rank), 0) AS score, "
+            "kw.rank AS kw_rank, vec.rank AS vec_rank "
             f"FROM kw FULL JOIN vec ON {on}) "
         )
     elif lists == ["kw"]:  # decayed, a list is fused with itself by rank (`search.fusion`)
         score = f"1.0 / ({RRF_K} + rank)" if decay > 0 else "score"
         q.add(
             f"fused AS (SELECT {_KEY}, position, true AS worded, NULL::int AS start, "
-            f"NULL::int AS stop, tier = 1 AS exact, NULL::float8 AS cos, {score} AS score FROM kw) "
+            f"NULL::int AS stop, tier = 1 AS exact, NULL::float8 AS cos, {score} AS score, "
+            "NULL::bigint AS kw_rank, NULL::bigint AS vec_rank FROM kw) "
         )
     else:
         q.add(
             f"fused AS (SELECT {_KEY}, position, false AS worded, start, stop, "
-            "false AS exact, 1 - d AS cos, score FROM vec) "
+            "false AS exact, 1 - d AS cos, score, NULL::bigint AS kw_rank, "
+            "NULL::bigint AS vec_rank FROM vec) "
         )
 
 
@@ -288,8 +294,41 @@ def search(
         raise failure(exc) from None
     words = judge.word_weights(query, w)
     results = [_result(row, words, back) for row in rows]
+    if p.hybrid and decay <= 0:
+        results = _calibrated(results, rows, words, back)
     keep = _accel.dedup([plain(r.snippet) for r in results], DEDUP_THRESHOLD)
     return [results[i] for i in keep][:limit]
+
+
+def _calibrated(
+    results: list[Result],
+    rows: list[tuple[Any, ...]],
+    words: tuple[list[str], list[float]],
+    back: tuple[float, float] | None,
+) -> list[Result]:
+    """The fused rows in local hybrid's order (`search.fusion.fuse` with `CALIBRATED`):
+    each leg's reciprocal rank scaled by how well that leg's hit matched (`hit_strength`)
+    and the meaning list by `MEANING_WEIGHT`, exact hits first. SQL fused plain ranks,
+    which a meaning neighbour near the background wins as often as an answer by words;
+    the rows it returns (three times the limit) are ordered again here."""
+    scored = []
+    for r, row in zip(results, rows, strict=True):
+        every, cosine, whole = row[11], row[12], row[13]
+        kw_rank, vec_rank = row[16], row[17]
+        score = 0.0
+        if kw_rank is not None:
+            share = 1.0 if every else bar.coverage(words[0], words[1], whole or "")
+            strength = min(1.0, bar.words_relevance(share) * bar.COVERAGE)
+            score += reciprocal(int(kw_rank), RRF_WEIGHTS[0] * max(strength, 0.05))
+        if vec_rank is not None and cosine is not None:
+            strength = min(1.0, bar.meaning_relevance(float(cosine), back))
+            weight = RRF_WEIGHTS[1] * MEANING_WEIGHT * max(strength, 0.05)
+            score += reciprocal(int(vec_rank), weight)
+        pinned = bool(every)
+        shown = float(f"{score + (EXACT_BONUS if pinned else 0.0):.6g}")
+        scored.append((pinned, score, replace(r, score=shown)))
+    scored.sort(key=lambda t: (t[0], t[1]), reverse=True)
+    return [r for _, _, r in scored]
 
 
 def _final(q: _Sql, query: Query, p: _Plan, decay: float) -> None:
@@ -316,7 +355,7 @@ def _final(q: _Sql, query: Query, p: _Plan, decay: float) -> None:
     q.add(
         f"(SELECT count(*) FROM {S}.messages x WHERE x.person = f.person AND "
         "x.computer = f.computer AND x.agent = f.agent AND x.session_id = f.session_id "
-        f"AND x.position < f.position) FROM fused f {_JOIN} "
+        f"AND x.position < f.position), f.kw_rank, f.vec_rank FROM fused f {_JOIN} "
         f"JOIN {S}.messages m USING ({_KEY}, position) "
         "ORDER BY f.exact DESC, final DESC LIMIT %s",
         p.limit * 3,
@@ -327,7 +366,7 @@ def _result(
     row: tuple[Any, ...], words: tuple[list[str], list[float]], back: tuple[float, float] | None
 ) -> Result:
     (person, computer, agent, session_id, project, title, ts, score) = row[:8]
-    worded, start, stop, every, cosine, whole, text, index = row[8:]
+    worded, start, stop, every, cosine, whole, text, index = row[8:16]
     matched, relevance = judge.judged(every, worded, whole or "", cosine, words, back)
     if not worded:
         piece = " ".join(str(text)[start or 0 : stop].split())
