@@ -157,6 +157,10 @@ def test_ctrl_c_keeps_committed_batches_and_the_next_run_finishes(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=os.environ.copy(),
+        # Ctrl-C as at a terminal: a suite started in the background by a shell without
+        # job control inherits SIGINT ignored, and Python then never raises
+        # KeyboardInterrupt (the embed ran to the end in such a CI run)
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     deadline = time.monotonic() + 300
     while _counts(db)[2] == 0 and child.poll() is None and time.monotonic() < deadline:
