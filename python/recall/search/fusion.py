@@ -48,6 +48,8 @@ lowest weight measured (0.5-1.0) that loses nothing elsewhere: LoCoMo dev half s
 recall@5 0.772 -> 0.783 (keyword 0.782), turn recall@5 0.547 -> 0.567; agent decisions
 message recall@1 0.24 -> 0.28; paraphrase top 1 stays 1.000; at 0.65 and below agent
 decisions' top 1 falls 0.94 -> 0.92 (docs/search-quality.md, "A lighter meaning leg")."""
+MIN_STRENGTH = 0.05
+"""The least a judged hit's reciprocal rank is scaled by in the calibrated fusion."""
 EXACT_BONUS = 1.0
 """Added to the fused score of a result holding every query word: RRF scores stay below
 2/(RRF_K+1) and weighted ones at most 1, so shown scores fall down the list."""
@@ -92,10 +94,11 @@ def rrf(
     lists: list[list[Result]], weights: list[float] | None = None, by_message: bool = False
 ) -> dict[Key, float]:
     """`rrf_scores` of result lists by `key`; with `CALIBRATED` and several lists, each
-    hit's reciprocal rank scaled by its own strength (`hit_strength`, at least 0.05)."""
+    hit's reciprocal rank scaled by its own strength (`hit_strength`, at least
+    `MIN_STRENGTH`)."""
     scales = None
     if CALIBRATED and len(lists) > 1:
-        scales = [[max(hit_strength(r), 0.05) for r in results] for results in lists]
+        scales = [[max(hit_strength(r), MIN_STRENGTH) for r in results] for results in lists]
     rankings = [[key(r, by_message) for r in results] for results in lists]
     return rrf_scores(rankings, weights, scales)
 
@@ -122,11 +125,14 @@ def hit_strength(r: Result) -> float:
     """How well one hit matched, in [0, 1]: for words, the IDF share of the query it holds
     (1: every word); for meaning, its deviations above the query's background over LIFT,
     capped at the bar; 1 for a hit nobody judged (a peer that predates the bar)."""
-    if not r.matched:
-        return 1.0
-    if r.matched == MEANING:
-        return min(1.0, r.relevance)
-    return min(1.0, r.relevance * COVERAGE)
+    return leg_strength(r.matched, r.relevance) if r.matched else 1.0
+
+
+def leg_strength(matched: str, relevance: float) -> float:
+    """`hit_strength` of one leg's judgement (`matched`, `relevance`: `search.bar`)."""
+    if matched == MEANING:
+        return min(1.0, relevance)
+    return min(1.0, relevance * COVERAGE)
 
 
 def decay_factor(date: str | None, lam: float, now: float | None = None) -> float:
@@ -156,7 +162,7 @@ def _as_if_seen(
             continue
         for n, other in enumerate(lists[1:], start=1):
             like = other[min(rank, len(other) - 1)] if other else r
-            scores[k] += reciprocal(rank + 1, weights[n] * max(hit_strength(like), 0.05))
+            scores[k] += reciprocal(rank + 1, weights[n] * max(hit_strength(like), MIN_STRENGTH))
 
 
 def fuse(

@@ -70,19 +70,20 @@ def _tokens(text: str) -> list[str]:
     return _accel.tokenize(text.lower()) or [text.lower()]
 
 
-def judged(
+def legs(
     every: bool,
     worded: bool,
     text: str,
     cosine: float | None,
     words: tuple[list[str], list[float]],
     back: tuple[float, float] | None,
-) -> tuple[str, float]:
-    """(matched, relevance) of one result from what each leg that found it says."""
-    legs: list[tuple[str, float]] = []
+) -> list[tuple[str, float]]:
+    """(matched, relevance) of one result from each leg that found it: the words leg's
+    first, then meaning's (`bar.combined` makes them one)."""
+    out: list[tuple[str, float]] = []
     if worded:
         share = 1.0 if every else bar.coverage(words[0], words[1], text)
-        legs.append((bar.EVERY if share >= 1.0 else bar.SOME, bar.words_relevance(share)))
+        out.append((bar.EVERY if share >= 1.0 else bar.SOME, bar.words_relevance(share)))
     if cosine is not None:
-        legs.append((bar.MEANING, bar.meaning_relevance(cosine, back)))
-    return bar.combined(legs) if legs else ("", 0.0)
+        out.append((bar.MEANING, bar.meaning_relevance(cosine, back)))
+    return out

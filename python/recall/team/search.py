@@ -22,7 +22,15 @@ from typing import TYPE_CHECKING, Any
 from recall import _accel
 from recall.record import Record, field, replace
 from recall.search import bar
-from recall.search.fusion import EXACT_BONUS, MEANING_WEIGHT, RRF_K, RRF_WEIGHTS, reciprocal
+from recall.search.fusion import (
+    EXACT_BONUS,
+    MEANING_WEIGHT,
+    MIN_STRENGTH,
+    RRF_K,
+    RRF_WEIGHTS,
+    leg_strength,
+    reciprocal,
+)
 from recall.search.query import Query
 from recall.search.rank import DEDUP_THRESHOLD
 from recall.search.results import Filters, Result, plain
@@ -293,38 +301,35 @@ def search(
     except psycopg.Error as exc:
         raise failure(exc) from None
     words = judge.word_weights(query, w)
-    results = [_result(row, words, back) for row in rows]
+    judged = [_legs(row, words, back) for row in rows]
+    results = [_result(row, legs) for row, legs in zip(rows, judged, strict=True)]
     if p.hybrid and decay <= 0:
-        results = _calibrated(results, rows, words, back)
+        results = _calibrated(results, rows, judged)
     keep = _accel.dedup([plain(r.snippet) for r in results], DEDUP_THRESHOLD)
     return [results[i] for i in keep][:limit]
 
 
 def _calibrated(
-    results: list[Result],
-    rows: list[tuple[Any, ...]],
-    words: tuple[list[str], list[float]],
-    back: tuple[float, float] | None,
+    results: list[Result], rows: list[tuple[Any, ...]], judged: list[list[tuple[str, float]]]
 ) -> list[Result]:
     """The fused rows in local hybrid's order (`search.fusion.fuse` with `CALIBRATED`):
-    each leg's reciprocal rank scaled by how well that leg's hit matched (`hit_strength`)
+    each leg's reciprocal rank scaled by how well that leg's hit matched (`leg_strength`)
     and the meaning list by `MEANING_WEIGHT`, exact hits first. SQL fused plain ranks,
     which a meaning neighbour near the background wins as often as an answer by words;
     the rows it returns (three times the limit) are ordered again here."""
     scored = []
-    for r, row in zip(results, rows, strict=True):
-        every, cosine, whole = row[11], row[12], row[13]
+    for r, row, legs in zip(results, rows, judged, strict=True):
         kw_rank, vec_rank = row[16], row[17]
         score = 0.0
-        if kw_rank is not None:
-            share = 1.0 if every else bar.coverage(words[0], words[1], whole or "")
-            strength = min(1.0, bar.words_relevance(share) * bar.COVERAGE)
-            score += reciprocal(int(kw_rank), RRF_WEIGHTS[0] * max(strength, 0.05))
-        if vec_rank is not None and cosine is not None:
-            strength = min(1.0, bar.meaning_relevance(float(cosine), back))
-            weight = RRF_WEIGHTS[1] * MEANING_WEIGHT * max(strength, 0.05)
-            score += reciprocal(int(vec_rank), weight)
-        pinned = bool(every)
+        for matched, relevance in legs:
+            meaning = matched == bar.MEANING
+            rank = vec_rank if meaning else kw_rank
+            if rank is None:
+                continue
+            weight = RRF_WEIGHTS[1] * MEANING_WEIGHT if meaning else RRF_WEIGHTS[0]
+            strength = max(leg_strength(matched, relevance), MIN_STRENGTH)
+            score += reciprocal(int(rank), weight * strength)
+        pinned = bool(row[11])  # every query word held
         shown = float(f"{score + (EXACT_BONUS if pinned else 0.0):.6g}")
         scored.append((pinned, score, replace(r, score=shown)))
     scored.sort(key=lambda t: (t[0], t[1]), reverse=True)
@@ -362,12 +367,18 @@ def _final(q: _Sql, query: Query, p: _Plan, decay: float) -> None:
     )
 
 
-def _result(
+def _legs(
     row: tuple[Any, ...], words: tuple[list[str], list[float]], back: tuple[float, float] | None
-) -> Result:
+) -> list[tuple[str, float]]:
+    """What each leg that found this row says of it (`judge.legs`)."""
+    worded, every, cosine, whole = row[8], row[11], row[12], row[13]
+    return judge.legs(every, worded, whole or "", cosine, words, back)
+
+
+def _result(row: tuple[Any, ...], legs: list[tuple[str, float]]) -> Result:
     (person, computer, agent, session_id, project, title, ts, score) = row[:8]
-    worded, start, stop, every, cosine, whole, text, index = row[8:16]
-    matched, relevance = judge.judged(every, worded, whole or "", cosine, words, back)
+    worded, start, stop, _every, _cosine, _whole, text, index = row[8:16]
+    matched, relevance = bar.combined(legs) if legs else ("", 0.0)
     if not worded:
         piece = " ".join(str(text)[start or 0 : stop].split())
         text = piece if len(piece) <= SNIPPET_CHARS else piece[: SNIPPET_CHARS - 1] + "…"
