@@ -40,6 +40,18 @@ def _graph(tmp: Path, weights: Any) -> bytes:
     return _encode(1, 0, 8) + opsets + _encode(7, 2, graph)
 
 
+def _quantize(tmp: Path, weights: Any, signed: bool = False) -> tuple[bytes, int]:
+    """The float graph of `weights` written to model.onnx, its 8-bit rewrite to int8.onnx
+    (`signed`: int8 weights, else uint8); the rewrite and how many MatMuls it changed."""
+    from recall.semantic.quantize import quantize_graph
+
+    (tmp / "model.onnx").write_bytes(_graph(tmp, weights))
+    source = (tmp / "model.onnx").read_bytes()
+    model, count = quantize_graph(source, tmp / "weights.bin", tmp / "w8.bin", signed)
+    (tmp / "int8.onnx").write_bytes(model)
+    return model, count
+
+
 def _run(path: Path, x: Any) -> Any:
     import onnxruntime as ort
 
@@ -50,16 +62,10 @@ def _run(path: Path, x: Any) -> Any:
 def test_weight_matmuls_become_int8_and_compute_the_same_products(tmp_path: Path) -> None:
     import numpy as np
 
-    from recall.semantic.quantize import quantize_graph
-
     rng = np.random.default_rng(7)
     weights = rng.normal(0, 0.1, (K, N)).astype(np.float32)
     x = rng.normal(0, 1, (5, K)).astype(np.float32)
-    (tmp_path / "model.onnx").write_bytes(_graph(tmp_path, weights))
-    model, count = quantize_graph(
-        (tmp_path / "model.onnx").read_bytes(), tmp_path / "weights.bin", tmp_path / "w8.bin"
-    )
-    (tmp_path / "int8.onnx").write_bytes(model)
+    model, count = _quantize(tmp_path, weights)
     graph = next(v for n, _w, v in _fields(model) if n == 7)
     assert isinstance(graph, bytes)
     ops = [_node(v)[0] for n, _w, v in _fields(graph) if n == 1 and isinstance(v, bytes)]
@@ -101,7 +107,7 @@ def test_weights_and_their_zero_point_share_one_8_bit_type_and_dequantise_to_the
 ) -> None:
     import numpy as np
 
-    from recall.semantic.quantize import INT8, UINT8, quantize_graph, quantized
+    from recall.semantic.quantize import INT8, UINT8, quantized
 
     rng = np.random.default_rng(3)
     matrix = rng.normal(0, 0.1, (K, N)).astype(np.float32)
@@ -111,13 +117,7 @@ def test_weights_and_their_zero_point_share_one_8_bit_type_and_dequantise_to_the
         assert int(q.min()) >= zero - 127 and int(q.max()) <= zero + 127
         back = (q.astype(np.float32) - zero) * scale
         assert np.abs(back - matrix).max() <= scale.max() / 2 + 1e-7
-        (tmp_path / "model.onnx").write_bytes(_graph(tmp_path, matrix))
-        model, _ = quantize_graph(
-            (tmp_path / "model.onnx").read_bytes(),
-            tmp_path / "weights.bin",
-            tmp_path / "w8.bin",
-            signed,
-        )
+        model, _ = _quantize(tmp_path, matrix, signed)
         types = _initializers(model)
         assert types["W.int8"] == kind and types["W.zero"] == kind and types["W.scale"] == 1
 
@@ -138,18 +138,11 @@ def test_int8_weights_only_where_the_cpu_multiplies_them_exactly() -> None:
 def test_this_machines_choice_computes_the_float_products(tmp_path: Path) -> None:
     import numpy as np
 
-    from recall.semantic.quantize import quantize_graph, signed_weights
+    from recall.semantic.quantize import signed_weights
 
     rng = np.random.default_rng(11)
     weights = rng.normal(0, 0.1, (K, N)).astype(np.float32)
     x = rng.normal(0, 1, (7, K)).astype(np.float32)
-    (tmp_path / "model.onnx").write_bytes(_graph(tmp_path, weights))
-    model, _ = quantize_graph(
-        (tmp_path / "model.onnx").read_bytes(),
-        tmp_path / "weights.bin",
-        tmp_path / "w8.bin",
-        signed_weights(),
-    )
-    (tmp_path / "int8.onnx").write_bytes(model)
+    _quantize(tmp_path, weights, signed_weights())
     got = _run(tmp_path / "int8.onnx", x)
     assert np.abs(np.sqrt(got) - np.abs(x @ weights)).max() < 0.02 * np.abs(x @ weights).max()
