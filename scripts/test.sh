@@ -31,8 +31,14 @@ elif [ "$rc" != 0 ]; then
     exit "$rc"
 fi
 
+# Each pass spreads its tests over the cores (pytest-xdist; each worker starts its own
+# PostgreSQL when it first runs a team test): most tests wait on a child process or a
+# daemon, so one pytest process leaves a core idle. Capped at 4: beyond that the clusters
+# and daemons cost more than they save.
+workers=$("$PY" -c 'import os; print(min(4, os.cpu_count() or 1))')
+
 step "pytest with the Rust core (and the parity tests, which check both cores)"
-RECALL_IMPL=rust "$PY" -m pytest -q -p no:cacheprovider --durations=15
+RECALL_IMPL=rust "$PY" -m pytest -q -p no:cacheprovider -n "$workers" --durations=15
 
 # The checks that need neither pytest pass run beside the pure-Python pass, which is
 # mostly one busy core on a 2-core machine: in turn, in the background, their output
@@ -74,7 +80,7 @@ step "pytest with the pure-Python core (parity and core-free tests ran above)"
 # still lands ~10 times).
 python_rc=0
 RECALL_KILL_CYCLES=80 RECALL_IMPL=python "$PY" -m pytest -q -p no:cacheprovider \
-    --durations=15 -m "not parity and not core_free" || python_rc=$?
+    -n "$workers" --durations=15 -m "not parity and not core_free" || python_rc=$?
 
 side_rc=0
 wait "$side" || side_rc=$?
