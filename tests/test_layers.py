@@ -63,21 +63,25 @@ def _importers(prefix: str) -> dict[str, set[str]]:
     return found
 
 
+@pytest.mark.core_free
 def test_the_source_tree_was_found() -> None:
     assert "recall.store.writer" in MODULES and "recall.search.keyword" in MODULES
 
 
+@pytest.mark.core_free
 def test_the_store_imports_neither_privacy_nor_agents() -> None:
     for layer in ("recall.privacy", "recall.agents"):
         users = {m for m in _importers(layer) if m.startswith("recall.store")}
         assert not users, f"store modules importing {layer}: {sorted(users)}"
 
 
+@pytest.mark.core_free
 def test_only_accel_imports_the_twin() -> None:
     users = {m for m in _importers("recall._twin") if not m.startswith("recall._twin")}
     assert users == {"recall._accel"}
 
 
+@pytest.mark.core_free
 def test_only_accel_imports_the_native_core() -> None:
     users = set(_importers(NATIVE))
     assert users == {"recall._accel"}
@@ -96,11 +100,13 @@ def _semantic_only_in(package: str, allowed: str) -> None:
             assert not lazy, f"{name} imports {sorted(lazy)}"
 
 
+@pytest.mark.core_free
 def test_search_loads_semantic_only_inside_the_mode_choice() -> None:
     """Keyword search modules never import `recall.semantic`; `modes` does so in a function."""
     _semantic_only_in("recall.search", "recall.search.modes")
 
 
+@pytest.mark.core_free
 def test_no_import_loop_between_modules() -> None:
     """Modules import each other in one direction (counting imports inside functions)."""
     graph = {m: {i for i in _imports(p) if i in MODULES and i != m} for m, p in MODULES.items()}
@@ -121,6 +127,7 @@ def test_no_import_loop_between_modules() -> None:
             visit(module, [module])
 
 
+@pytest.mark.core_free
 def test_every_folder_says_what_it_owns() -> None:
     for init in PACKAGE.rglob("__init__.py"):
         doc = ast.get_docstring(_tree(init))
@@ -146,6 +153,7 @@ def test_a_keyword_search_never_enters_semantic(
     assert not [m for m in loaded if m.startswith("recall.semantic")], loaded
 
 
+@pytest.mark.core_free
 def test_the_mcp_sdk_is_never_a_runtime_import() -> None:
     """`recall mcp` is a server of our own: the SDK (pydantic, starlette, …) is for tests."""
     for name, path in MODULES.items():
@@ -160,16 +168,19 @@ def test_the_mcp_sdk_is_never_a_runtime_import() -> None:
             assert not sdk, f"{name} imports the MCP SDK ({sdk})"
 
 
+@pytest.mark.core_free
 def test_search_never_imports_the_memory_layer() -> None:
     """`search/` reads memories and chunks itself; `memory/` writes them and sits above it."""
     users = {m for m in _importers("recall.memory") if m.startswith("recall.search")}
     assert not users, f"search modules importing recall.memory: {sorted(users)}"
 
 
+@pytest.mark.core_free
 def test_memory_loads_semantic_only_in_its_vectors_module() -> None:
     _semantic_only_in("recall.memory", "recall.memory.vectors")
 
 
+@pytest.mark.core_free
 def test_peers_sit_below_the_surfaces_and_above_search() -> None:
     """`peers/` (client, protocol, merging) imports neither the daemon nor the CLI; only
     surfaces (`cli/`, `serve/`, `doctor/`) import `peers/` or `serve/`."""
@@ -183,6 +194,7 @@ def test_peers_sit_below_the_surfaces_and_above_search() -> None:
         assert not users, f"modules below the surfaces importing {layer}: {sorted(users)}"
 
 
+@pytest.mark.core_free
 def test_the_team_layer_is_the_only_importer_of_psycopg_and_sits_below_the_surfaces() -> None:
     """Only `team/` imports psycopg (an optional extra: docs/team.md), and only inside
     functions, so a user without a team loads nothing of it; `team/` imports neither the
@@ -221,6 +233,7 @@ def test_the_team_layer_is_the_only_importer_of_psycopg_and_sits_below_the_surfa
     assert not users, f"modules below the surfaces importing recall.team: {sorted(users)}"
 
 
+@pytest.mark.core_free
 def test_nothing_below_the_cli_imports_the_cli() -> None:
     """`recall.cli` is a surface over the engine (`search.engine`), never its home: the
     daemon, MCP, context, peers and everything else reach search without it."""
@@ -229,6 +242,7 @@ def test_nothing_below_the_cli_imports_the_cli() -> None:
     assert not users, f"modules outside recall.cli importing it: {sorted(users)}"
 
 
+@pytest.mark.core_free
 def test_every_surface_searches_through_the_engine() -> None:
     """The CLI, MCP, the daemon's routes and context call `search.engine.search` (the CLI
     and MCP through `peers.warm.search_here`, which asks a warm daemon first); only the

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -29,6 +30,7 @@ LINES = st.lists(
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(LINES.map("\n".join), min_size=1, max_size=5))
+@pytest.mark.core_free
 def test_every_section_reads_back_as_written(summaries: list[str]) -> None:
     text = ""
     for n, summary in enumerate(summaries, 1):
@@ -39,6 +41,7 @@ def test_every_section_reads_back_as_written(summaries: list[str]) -> None:
     assert heads == ["# 2026-01-05", *(f"## Digest {n}" for n in range(1, len(summaries) + 1))]
 
 
+@pytest.mark.core_free
 def test_rewriting_a_section_keeps_its_place_and_the_text_around_it() -> None:
     text = "# Memory\n\n## Mine\n\nkeep this\n\n## Notes\n\n- one\n\n## Later\n\nand this\n"
     out = sections.with_section(text, "Memory", "## Notes", "- one\n- two")

@@ -45,21 +45,21 @@ def test_official_metric_definitions() -> None:
 
 
 @pytest.mark.needs_model
-def test_two_questions_through_recall(
+def test_a_question_through_recall(
     tmp_path: Path, recall_home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert DATA.is_file(), f"shared eval data not found at {DATA}"
     mod = _module()
     out = tmp_path / "scores.json"
     code = mod.main(  # type: ignore[attr-defined]
-        ["--questions", "2", "--cache", str(_vector_cache(tmp_path)), "--json", str(out)]
+        ["--questions", "1", "--cache", str(_vector_cache(tmp_path)), "--json", str(out)]
     )
     assert code == 0
     table = capsys.readouterr().out
     for mode in ("keyword", "semantic", "hybrid"):
-        assert f"ALL                          2 {mode}" in table
+        assert f"ALL                          1 {mode}" in table
     rows = json.loads(out.read_text())
-    assert [r["type"] for r in rows] == ["knowledge-update", "knowledge-update"]
+    assert [r["type"] for r in rows] == ["knowledge-update"]
     for r in rows:
         assert r["scores"]["hybrid"]["recall_all@10"] == 1.0
         assert 0.0 <= r["scores"]["keyword"]["ndcg_any@10"] <= 1.0

