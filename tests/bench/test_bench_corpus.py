@@ -15,6 +15,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 import corpus
 
 
+# Each test syncs with `--no-embed`: what they check is how recall reads the corpus, and
+# embedding its 558 messages cost ~7 s a test in each pass.
 @pytest.fixture
 def small_corpus(tmp_path: Path) -> dict[str, object]:
     home = Path(os.environ["HOME"])
@@ -24,7 +26,7 @@ def small_corpus(tmp_path: Path) -> dict[str, object]:
 def test_sync_finds_every_generated_session_in_the_default_roots(
     small_corpus: dict[str, object], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, _, err = call(capsys, "sync")
+    code, _, err = call(capsys, "sync", "--no-embed")
     assert code == 0, err
     status = call_json(capsys, "status")["index"]
     assert status["sessions"] == small_corpus["sessions"] == 12
@@ -37,7 +39,7 @@ def test_sync_finds_every_generated_session_in_the_default_roots(
 def test_generated_ticket_ids_are_searchable(
     small_corpus: dict[str, object], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    call(capsys, "sync")
+    call(capsys, "sync", "--no-embed")
     ticket = small_corpus["tickets"][0]  # type: ignore[index]
     out = call_json(capsys, "search", ticket)
     assert out["results"], f"{ticket} not found"
@@ -46,7 +48,7 @@ def test_generated_ticket_ids_are_searchable(
 def test_an_appended_turn_reaches_the_index_through_the_hook(
     small_corpus: dict[str, object], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    call(capsys, "sync")
+    call(capsys, "sync", "--no-embed")
     path = Path(os.environ["HOME"]) / small_corpus["claude_sessions"][0]  # type: ignore[index]
     before = path.stat().st_size
     added = corpus.append_claude_turn(path, seed=7, marker="zebracorn")
