@@ -27,10 +27,10 @@ import sys
 from typing import Any
 
 import pytest
-from conftest import Team
 
 from clihelp import call
 from paths import REPO
+from teamhelp import Team
 
 sys.path.insert(0, str(REPO / "bench"))
 import eval_locomo as loc

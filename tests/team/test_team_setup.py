@@ -9,10 +9,10 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import Team, write_import
 
 from clihelp import call
 from recall.config import forget_loaded
+from teamhelp import Team, write_import
 
 pytestmark = pytest.mark.team
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from conftest import Team, write_import
 
 from clihelp import call
 from recall.config import forget_loaded
+from teamhelp import Team, write_import
 
 pytestmark = pytest.mark.team
 

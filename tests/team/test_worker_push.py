@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import Team, write_import
 
 from clihelp import call
+from teamhelp import Team, write_import
 
 pytestmark = pytest.mark.team
 
