@@ -45,10 +45,10 @@ if TYPE_CHECKING:
 S = schema.SCHEMA
 TEAM_PREFIX = "team:"
 """Team results carry `team:PERSON@COMPUTER` as their computer."""
-KEYWORD_DEPTH = 2
+KEYWORD_DEPTH = 1
 SEMANTIC_DEPTH = 3
-"""As `search.modes`: in hybrid, the keyword list holds twice the results wanted (at least
-10 of them), the semantic list three times (at least 30)."""
+"""As `search.modes`: in hybrid, the keyword list holds the results wanted (at least 10 of
+them), the semantic list three times (at least 30)."""
 SNIPPET_CHARS = 220
 HEADLINE = "StartSel=\x02, StopSel=\x03, MaxWords=24, MinWords=10, MaxFragments=1"
 TITLE_LIFT = 0.5
