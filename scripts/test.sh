@@ -53,7 +53,8 @@ side_log="$scratch/side-checks.log"
 (renice -n 10 -p "$BASHPID" > /dev/null || true; set -euo pipefail; side_checks) \
     > "$side_log" 2>&1 &
 side=$!
-trap 'kill "$side" 2> /dev/null || true; rm -rf "$scratch"' EXIT
+# a pass failing ends the run: the checks' running command (pip, cargo) goes with it
+trap 'pkill -P "$side" 2> /dev/null || true; kill "$side" 2> /dev/null || true; rm -rf "$scratch"' EXIT
 
 step "PostgreSQL 15 with pg_trgm and pgvector, for the team index's tests"
 # exit 3: this machine cannot have it (no apt, or no postgresql-15 there): the team's tests
@@ -68,8 +69,8 @@ fi
 
 # Each pass spreads its tests over the cores (pytest-xdist; each worker starts its own
 # PostgreSQL when it first runs a team test): most tests wait on a child process or a
-# daemon, so one pytest process leaves a core idle. Capped at 4: beyond that the clusters
-# and daemons cost more than they save.
+# daemon, so one pytest process leaves a core idle. Capped at 4, so that a large machine
+# does not start a PostgreSQL per core (measured on 2 cores only).
 workers=$("$PY" -c 'import os; print(min(4, os.cpu_count() or 1))')
 
 step "pytest with the Rust core (and the parity tests, which check both cores)"
