@@ -260,6 +260,36 @@ def test_vectors_are_unit_length_and_batching_does_not_change_them(
     assert np.allclose(together, np.stack([exact.embed([t])[0] for t in texts]), atol=1e-4)
 
 
+@pytest.mark.needs_model
+@pytest.mark.core_free
+def test_batches_run_side_by_side_give_each_text_its_own_vector(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A bulk encoder runs its batches on several threads at once; every text must still get
+    the vector one thread gives it, in the order given, and a failing batch must say so."""
+    import numpy as np
+
+    from recall.semantic import ModelError, encoder
+
+    monkeypatch.setattr(encoder, "_cores", lambda: 3)
+    side_by_side, serial = encoder.OnnxEncoder(model_files()), encoder.OnnxEncoder(
+        model_files(), threads=1
+    )
+    assert (side_by_side.workers, serial.workers) == (3, 1)
+    rng = random.Random(7)
+    words = "cache retry backoff schema index query deploy token lock queue".split()
+    texts = [" ".join(rng.choices(words, k=rng.randint(2, 120))) for _ in range(60)]
+    got = side_by_side.embed(texts)
+    assert np.allclose(got, serial.embed(texts), atol=1e-5)
+
+    def broken(feed: object, *a: object) -> object:
+        raise RuntimeError("out of memory")
+
+    monkeypatch.setattr(side_by_side.session, "run", broken, raising=False)
+    with pytest.raises(ModelError, match="out of memory"):
+        side_by_side.embed(texts)
+
+
 # --- the index ----------------------------------------------------------------
 
 

@@ -16,14 +16,25 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-BATCH_TOKENS = 512
-"""Padded tokens per onnxruntime call (rows × longest row). onnxruntime's memory arena
-keeps the largest batch's activations for the process's life, so this bounds peak
-memory: embedding the newest 1,000 messages of a 300-session corpus peaked at 380 MB
-with 2048, 276 MB with 1024 and 226 MB with 512 (`bench/embed_bench.py`), and 300
-agent-session texts cost 7.85, 6.8 and 6.65 s of CPU (two rounds, alternating): on two
-cores small batches stay in cache. Vectors are the same to 1e-6 (cosine ≥ 0.9999997)."""
+BATCH_TOKENS = 256
+"""Padded tokens per onnxruntime call (rows × longest row); the runs in flight hold
+MAX_WORKERS times this at most. onnxruntime's memory arena keeps the largest activations
+for the process's life, so this bounds peak memory: embedding the newest 1,000 messages of
+a 300-session corpus on one run at a time peaked at 380 MB with 2048 padded tokens, 276 MB
+with 1024 and 226 MB with 512 (`bench/embed_bench.py`), and smaller batches cost no more
+CPU (300 texts: 7.85, 6.8 and 6.65 s). With two runs side by side, 256 a run kept the
+peak of a 2,000-message `recall embed` at 272-280 MB (one run of 512: 273 MB) and was
+the fastest (90-92 chunks/s against 85 with 512 and 82 with 384). The float graph gives
+the same vectors to 1e-6 whatever the batch; the int8 graph quantises each call's
+activations, so a batch moves a vector within `optimized.MIN_COSINE`."""
 MAX_BATCH = 64
+MAX_WORKERS = 4
+"""Batches run at once by an encoder for bulk embedding, each on one onnxruntime thread.
+On two cores, two one-thread runs side by side embedded a month of agent messages at
+94-99 chunks/s against 72-81 for one run spread over two threads (whose pool threads
+wait for each other at every operator: 40-44 chunks a CPU-second against 48-50).
+Each run in flight holds its own activations (a few MB at BATCH_TOKENS), so the count
+is capped: on a big machine recall leaves the user most of the cores."""
 
 
 class OnnxEncoder:
@@ -31,9 +42,14 @@ class OnnxEncoder:
 
     def __init__(self, files: ModelFiles, threads: int = 0, query: bool = False) -> None:
         """`query`: an encoder for search queries, which tokenizes ASCII text itself
-        (`wordpiece.py`) and loads `tokenizers` only if a query needs it."""
+        (`wordpiece.py`) and loads `tokenizers` only if a query needs it. `threads` 0:
+        batches run side by side, one per core up to MAX_WORKERS, each on one thread."""
         from recall.semantic.optimized import open_session
 
+        self.workers = 1 if threads else min(_cores(), MAX_WORKERS)
+        if not threads and self.workers > 1:
+            threads = 1
+        self._pool: Any = None
         self.files = files
         self.model_id = files.model_id
         self.dims = files.manifest.dims
@@ -108,16 +124,31 @@ class OnnxEncoder:
             return out
         ids = self._ids(texts)
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+        batches: list[list[int]] = []
         batch: list[int] = []
         for i in order:
             width = len(ids[i])  # ascending, so the newest row is the longest
             if batch and ((len(batch) + 1) * width > BATCH_TOKENS or len(batch) >= MAX_BATCH):
-                out[batch] = self._run([ids[j] for j in batch])
+                batches.append(batch)
                 batch = []
             batch.append(i)
         if batch:
-            out[batch] = self._run([ids[j] for j in batch])
+            batches.append(batch)
+        rows = ([ids[j] for j in b] for b in batches)
+        if self.workers > 1 and len(batches) > 1:
+            vecs = self._executor().map(self._run, rows)  # onnxruntime lets go of the GIL
+        else:
+            vecs = map(self._run, rows)
+        for b, v in zip(batches, vecs, strict=True):
+            out[b] = v
         return out
+
+    def _executor(self) -> Any:
+        if self._pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="recall-embed")
+        return self._pool
 
     def _run(self, rows: list[list[int]]) -> npt.NDArray[np.float32]:
         import numpy as np
@@ -136,6 +167,16 @@ class OnnxEncoder:
         except Exception as exc:
             raise ModelError(f"the embedding model failed: {exc}") from exc
         return pool(hidden, mask)
+
+
+def _cores() -> int:
+    """CPUs this process may run on (a container's or `taskset`'s limit included)."""
+    import os
+
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # macOS and Windows have no affinity call
+        return os.cpu_count() or 1
 
 
 def pool(hidden: Any, mask: Any) -> npt.NDArray[np.float32]:
