@@ -272,12 +272,13 @@ def test_batches_run_side_by_side_give_each_text_its_own_vector(
     from recall.semantic import ModelError, encoder
 
     monkeypatch.setattr(encoder, "_cores", lambda: 3)
-    side_by_side, serial = encoder.OnnxEncoder(model_files()), encoder.OnnxEncoder(
-        model_files(), threads=1
+    side_by_side, serial = (
+        encoder.OnnxEncoder(model_files()),
+        encoder.OnnxEncoder(model_files(), threads=1),
     )
     assert (side_by_side.workers, serial.workers) == (3, 1)
     rng = random.Random(7)
-    words = "cache retry backoff schema index query deploy token lock queue".split()
+    words = ["cache", "retry", "backoff", "schema", "index", "deploy", "token", "queue"]
     texts = [" ".join(rng.choices(words, k=rng.randint(2, 120))) for _ in range(60)]
     got = side_by_side.embed(texts)
     assert np.allclose(got, serial.embed(texts), atol=1e-5)
