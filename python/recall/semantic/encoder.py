@@ -7,6 +7,7 @@ the int8 file (MODELS.md). Sorting by length keeps padding small.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from recall.semantic import ModelError
@@ -47,9 +48,12 @@ class OnnxEncoder:
         from recall.semantic.optimized import open_session
 
         self.workers = 1 if threads else min(_cores(), MAX_WORKERS)
-        if not threads and self.workers > 1:
-            threads = 1
         self._pool: Any = None
+        if self.workers > 1:  # threads start on first use
+            from concurrent.futures import ThreadPoolExecutor
+
+            threads = 1
+            self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="recall-embed")
         self.files = files
         self.model_id = files.model_id
         self.dims = files.manifest.dims
@@ -135,20 +139,13 @@ class OnnxEncoder:
         if batch:
             batches.append(batch)
         rows = ([ids[j] for j in b] for b in batches)
-        if self.workers > 1 and len(batches) > 1:
-            vecs = self._executor().map(self._run, rows)  # onnxruntime lets go of the GIL
+        if self._pool is not None and len(batches) > 1:
+            vecs = self._pool.map(self._run, rows)  # onnxruntime lets go of the GIL
         else:
             vecs = map(self._run, rows)
         for b, v in zip(batches, vecs, strict=True):
             out[b] = v
         return out
-
-    def _executor(self) -> Any:
-        if self._pool is None:
-            from concurrent.futures import ThreadPoolExecutor
-
-            self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="recall-embed")
-        return self._pool
 
     def _run(self, rows: list[list[int]]) -> npt.NDArray[np.float32]:
         import numpy as np
@@ -170,13 +167,22 @@ class OnnxEncoder:
 
 
 def _cores() -> int:
-    """CPUs this process may run on (a container's or `taskset`'s limit included)."""
+    """CPUs this process may use: the ones it may run on (`taskset`, a cpuset), fewer
+    when a cgroup v2 quota allows less (`docker --cpus=1` on a big host)."""
+    import math
     import os
 
     try:
-        return len(os.sched_getaffinity(0))
+        cores = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # macOS and Windows have no affinity call
-        return os.cpu_count() or 1
+        cores = os.cpu_count() or 1
+    try:
+        quota, period = Path("/sys/fs/cgroup/cpu.max").read_text().split()[:2]
+        if quota != "max":
+            cores = min(cores, max(1, math.ceil(int(quota) / int(period))))
+    except (OSError, ValueError):  # no cgroup v2 here, or a line we cannot read
+        pass
+    return cores
 
 
 def pool(hidden: Any, mask: Any) -> npt.NDArray[np.float32]:

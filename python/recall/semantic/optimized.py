@@ -71,7 +71,8 @@ ARENA = True
 """onnxruntime's CPU memory arena (its default): memory a run asked for is kept for
 the next run instead of freed."""
 THREADS = 0
-"""onnxruntime threads a session uses when the caller names none (0: one per core)."""
+"""onnxruntime threads a session uses when the caller names none and its encoder runs one
+batch at a time (0: one per core; a bulk encoder's side-by-side runs take one each)."""
 
 
 def options(ort: Any, threads: int = 0) -> Any:
