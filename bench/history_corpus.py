@@ -24,7 +24,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from corpus import _PROJECT_CUM, Topic, Writer, _vocab, make_projects
+from corpus_text import _PROJECT_CUM, Topic, Writer, _vocab, make_projects
 
 END = datetime(2026, 11, 1, tzinfo=UTC)
 DAYS = 365

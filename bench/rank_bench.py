@@ -4,7 +4,7 @@
     python bench/rank_bench.py --docs 500 --rounds 9
 
 Candidates are messages written by the benchmark corpus' generator
-(`corpus.Writer`: technical prose with ticket ids, paths, flags), a tenth of
+(`corpus_text.Writer`: technical prose with ticket ids, paths, flags), a tenth of
 them with Japanese and accented text, a fifth near-copies of another (the
 same text pasted again, recased or with a word added) so dedup has work.
 Both cores run in the same process, alternating round by round, on the same
@@ -22,7 +22,7 @@ import statistics
 import time
 from collections.abc import Callable
 
-import corpus
+import corpus_text
 from recall import _accel, _core  # type: ignore[attr-defined,unused-ignore]
 
 TWIN = _accel.twin()
@@ -33,11 +33,11 @@ QUERIES = ("retry backoff", "deadlock in the worker", "PAY-1234 migration", "設
 
 def candidates(n: int, seed: int = 7) -> list[str]:
     rng = random.Random(seed)
-    vocab = corpus.Vocab(seed)
-    projects = corpus.make_projects(seed)
+    vocab = corpus_text.Vocab(seed)
+    projects = corpus_text.make_projects(seed)
     docs: list[str] = []
     while len(docs) < n:
-        writer = corpus.Writer(rng, vocab, corpus.Topic(rng, vocab, rng.choice(projects)))
+        writer = corpus_text.Writer(rng, vocab, corpus_text.Topic(rng, vocab, rng.choice(projects)))
         r = rng.random()
         if docs and r < 0.2:
             base = rng.choice(docs)

@@ -37,7 +37,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "python"), str(ROOT / "tests" / "support"), str(ROOT / "bench")]
 
-import corpus  # noqa: E402
+import corpus_text  # noqa: E402
 import pgcluster  # noqa: E402
 from recall.search.query import parse  # noqa: E402
 from recall.search.results import Filters  # noqa: E402
@@ -61,12 +61,12 @@ def sessions_of(
 ) -> list[local.Session]:
     """`count` generated sessions of `messages` messages each (one computer's)."""
     rng = random.Random(seed)
-    vocab = corpus.Vocab(1)
-    projects = corpus.make_projects(1)
+    vocab = corpus_text.Vocab(1)
+    projects = corpus_text.make_projects(1)
     out = []
     for n in range(count):
         project = projects[rng.randrange(len(projects))]
-        writer = corpus.Writer(rng, vocab, corpus.Topic(rng, vocab, project))
+        writer = corpus_text.Writer(rng, vocab, corpus_text.Topic(rng, vocab, project))
         start = 1_760_000_000.0 + rng.random() * 180 * 86400
         s = local.Session(
             agent=rng.choice(["claude", "codex", "gemini"]),
@@ -103,7 +103,7 @@ def _pct(values: list[float], p: float) -> float:
 
 def _queries(n: int) -> list[str]:
     rng = random.Random(7)
-    vocab = corpus.Vocab(1)
+    vocab = corpus_text.Vocab(1)
     out = []
     for i in range(n):
         words = rng.choices(vocab.words, cum_weights=vocab.cum, k=rng.randint(1, 3))
