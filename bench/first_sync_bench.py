@@ -138,6 +138,9 @@ def watch(args: argparse.Namespace) -> dict[str, Any]:
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
+            # a background job of a non-interactive shell ignores SIGINT, and so would the
+            # sync it starts: Ctrl-C (how this stops it) must reach it as it reaches a user's
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
         )
 
         def read() -> None:
