@@ -4,11 +4,11 @@ A year of history can be a million lines. The import reads it in pieces of
 about `PIECE_BYTES` cut at line ends, and commits each piece in its own
 transaction, so memory follows the piece, not the file (a single line may
 still be up to `MAX_LINE`). What must span pieces is kept in SQLite, not in
-Python: a temporary table numbers repeated lines (the k-th copy of the same
-session, role, timestamp and text is keyed `<key>.k`, as a whole-file read
-keys it), and another notes the sessions this run has met, so a session
-re-read from the start of a file replaces its stored messages once, on first
-sight, not at every piece.
+Python: a private scratch database numbers repeated lines (the k-th copy of
+the same session, role, timestamp and text is keyed `<key>.k`, as a
+whole-file read keys it), and a temporary table notes the sessions this run
+has met, so a session re-read from the start of a file replaces its stored
+messages once, on first sight, not at every piece.
 
 A file's progress is its transcript mark, written in the same transaction
 as the piece: an interrupted import of a file resumes from the last piece
@@ -24,11 +24,11 @@ import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
-from recall.agents.jsonl_import import DEFAULT_AGENT, number_keys, read
+from recall.agents.jsonl_import import DEFAULT_AGENT, Numbering, number_keys, read
 from recall.ingest import can_resume, fingerprint, redact_parsed, store_batch
 from recall.record import Record, field
 from recall.safeio import MAX_LINE, SKIP_LONG_LINE, open_regular, skip_line
@@ -74,19 +74,15 @@ class ImportReport(Record):
 
 
 def _setup(db: sqlite3.Connection) -> None:
-    """The run's scratch tables, empty. `temp_store=FILE` keeps them on disk (in SQLite's
-    temporary directory, deleted on close): their pages, not their rows, are in memory."""
+    """The run's table of sessions met, empty. `temp_store=FILE` keeps it on disk (in
+    SQLite's temporary directory, deleted on close): its pages, not its rows, are in
+    memory."""
     db.execute("PRAGMA temp_store=FILE")
-    db.execute(
-        "CREATE TEMP TABLE IF NOT EXISTS import_seen(key INTEGER PRIMARY KEY, n INTEGER NOT NULL)"
-        " WITHOUT ROWID"
-    )
     db.execute(
         "CREATE TEMP TABLE IF NOT EXISTS import_sessions("
         " session TEXT NOT NULL, agent TEXT NOT NULL, stored INTEGER NOT NULL,"
         " PRIMARY KEY (session, agent)) WITHOUT ROWID"
     )
-    db.execute("DELETE FROM temp.import_seen")
     db.execute("DELETE FROM temp.import_sessions")
 
 
@@ -102,27 +98,39 @@ def _chunks(items: list[Any], size: int = 500) -> Iterator[list[Any]]:
         yield items[i : i + size]
 
 
-def _number(db: sqlite3.Connection) -> Callable[[list[str]], list[int]]:
-    """Numbering over every piece of the run, counted in `temp.import_seen`."""
+class _Numbering:
+    """How many times each content key came earlier in the run, counted in a private
+    scratch database (SQLite's empty file name: on disk, deleted on close) rather than
+    the store's connection, so the reader thread numbers each piece as it parses it,
+    beside the store's inserts. Pieces are numbered in file order, one at a time; a
+    run that fails is abandoned with its count, and a resumed run counts again."""
 
-    def number(keys: list[str]) -> list[int]:
+    def __init__(self) -> None:
+        self.db = sqlite3.connect("", isolation_level=None, check_same_thread=False)
+        for pragma in ("journal_mode=OFF", "synchronous=OFF", "cache_size=-8192"):
+            self.db.execute(f"PRAGMA {pragma}")
+        self.db.execute(
+            "CREATE TABLE seen(key INTEGER PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID"
+        )
+
+    def __call__(self, keys: list[str]) -> list[int]:
         ids = [_short(key) for key in keys]
         counts: dict[int, int] = {}
+        self.db.execute("BEGIN")
         for group in _chunks(list(dict.fromkeys(ids))):
             marks = ",".join("?" * len(group))
-            counts.update(
-                db.execute(f"SELECT key, n FROM temp.import_seen WHERE key IN ({marks})", group)
-            )
+            counts.update(self.db.execute(f"SELECT key, n FROM seen WHERE key IN ({marks})", group))
         out = []
         for key in ids:
             n = counts.get(key, 0)
             counts[key] = n + 1
             out.append(n)
-        upsert = "INSERT OR REPLACE INTO temp.import_seen(key, n) VALUES (?, ?)"
-        db.executemany(upsert, counts.items())
+        self.db.executemany("INSERT OR REPLACE INTO seen(key, n) VALUES (?, ?)", counts.items())
+        self.db.execute("COMMIT")
         return out
 
-    return number
+    def close(self) -> None:
+        self.db.close()
 
 
 def _first_seen(db: sqlite3.Connection, parsed: Parsed, stored: bool) -> set[tuple[str, str]]:
@@ -175,32 +183,59 @@ def pieces(fh: BinaryIO, skipped: dict[str, int]) -> Iterator[tuple[int, bytes]]
 Prepared = tuple[Parsed, set[str]]
 
 
-def prepare(data: bytes) -> Prepared:
-    """A piece parsed and redacted (outside the write lock, as transcripts are), with the
-    sessions whose text carried the ignore marker. Touches no connection: it runs on
-    the reader thread (`_ahead`)."""
+def prepare(data: bytes, numbering: Numbering) -> Prepared:
+    """A piece parsed, redacted (outside the write lock, as transcripts are) and numbered,
+    with the sessions whose text carried the ignore marker. Touches no connection of
+    the store's: it runs on the reader thread (`_ahead`)."""
     parsed = read(data)
-    return parsed, set(redact_parsed(parsed))
+    marked = set(redact_parsed(parsed))
+    number_keys(parsed, numbering)
+    return parsed, marked
 
 
 T = TypeVar("T")
 
 
-def _ahead(items: Iterator[T], work: Callable[[T], Prepared]) -> Iterator[tuple[T, Prepared]]:
-    """`(item, work(item))` in order, working on the next item on a second thread while
-    the caller handles this one: parsing and redacting (Python, holding the GIL) overlap
-    SQLite's inserts and FTS5 indexing (C, without it). At most two pieces are in hand."""
+class _Next:
+    """Starts the work on the following item, once: called by the caller when SQLite is
+    about to run without the GIL, or by `_ahead` when the caller moves on."""
+
+    def __init__(self, pool: ThreadPoolExecutor, work: Callable[[T], Prepared], item: T) -> None:
+        self.pool, self.work, self.item = pool, work, item
+        self.future: Future[Prepared] | None = None
+
+    def __call__(self) -> None:
+        self.started()
+
+    def started(self) -> Future[Prepared]:
+        if self.future is None:
+            self.future = self.pool.submit(self.work, self.item)
+        return self.future
+
+
+def _ahead(
+    items: Iterator[T], work: Callable[[T], Prepared]
+) -> Iterator[tuple[T, Prepared, Callable[[], None]]]:
+    """`(item, work(item), start_next)` in order, working on the next item on a second
+    thread. Parsing and redacting hold the GIL, and so does binding each row of an
+    insert; only SQLite's long statements (the full-text pass, the commit) let another
+    thread run. So the caller calls `start_next` just before those, and the next piece
+    is parsed while they run instead of slowing the row inserts down (started anyway
+    when the caller moves on). At most two pieces are in hand."""
     with ThreadPoolExecutor(1, thread_name_prefix="recall-import") as pool:
         current = next(items, None)
         if current is None:
             return
         pending = pool.submit(work, current)
-        for item in items:
+        while True:
             done = pending.result()
-            pending = pool.submit(work, item)
-            yield current, done
-            current = item
-        yield current, pending.result()
+            following = next(items, None)
+            if following is None:
+                yield current, done, lambda: None
+                return
+            start_next = _Next(pool, work, following)
+            yield current, done, start_next
+            pending, current = start_next.started(), following
 
 
 class _Run:
@@ -214,41 +249,52 @@ class _Run:
         self.progress = progress
         self.replace = replace
         """Sessions re-read from the start of their file: replace on first sight."""
-        self.numbering = _number(store.conn)
+        self.numbering = _Numbering()
         self.report = ImportReport()
         self.started = time.perf_counter()
 
-    def number(self, parsed: Parsed, stored: bool) -> set[tuple[str, str]]:
-        """Number `parsed`'s keys and note its sessions (inside the caller's transaction, so
-        a piece rolled back is not counted); the sessions met for the first time."""
-        number_keys(parsed, self.numbering)
-        return _first_seen(self.store.conn, parsed, stored)
+    def __enter__(self) -> _Run:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.numbering.close()
+
+    def prepare(self, data: bytes) -> Prepared:
+        return prepare(data, self.numbering)
 
     def recount(self, fh: BinaryIO, end: int) -> None:
-        """Number the lines before `end` (a resume) without storing them."""
+        """Number the lines before `end` (a resume) and note their sessions, storing
+        nothing."""
         fh.seek(0)
         done = 0
         for length, data in pieces(fh, {}):
             if done + length > end and length == len(data):
                 data = data[: end - done]
-            with self.store.transaction():
-                self.number(read(data), stored=False)
+            parsed = read(data)
+            number_keys(parsed, self.numbering)
+            with self.store.transaction() as db:
+                _first_seen(db, parsed, stored=False)
             done += length
             if done >= end:
                 break
         fh.seek(end)
 
-    def commit(self, prepared: Prepared, mark: TranscriptMark | None) -> None:
-        """Commit one prepared piece (and the file's mark, in the same transaction)."""
+    def commit(
+        self, prepared: Prepared, mark: TranscriptMark | None, start_next: Callable[[], None]
+    ) -> None:
+        """Commit one prepared piece (and the file's mark, in the same transaction);
+        `start_next` is called as SQLite starts the piece's full-text pass."""
         parsed, marked = prepared
         for reason, n in parsed.skipped.items():
             self.report.skipped[reason] = self.report.skipped.get(reason, 0) + n
         with self.store.transaction() as db:
-            first = self.number(parsed, stored=True)
+            first = _first_seen(db, parsed, stored=True)
             if self.replace:
                 for part in parsed.parts:
                     part.replace = (part.info.session_id, part.info.agent) in first
-            store_batch(db, parsed.parts, self.computer, mark.path if mark else None, marked)
+            store_batch(
+                db, parsed.parts, self.computer, mark.path if mark else None, marked, start_next
+            )
             if mark is not None:
                 mark.skipped = {
                     r: mark.skipped.get(r, 0) + n for r, n in self.report.skipped.items()
@@ -290,37 +336,46 @@ def import_file(
         if mark and not force and 0 < mark.offset <= st.st_size and can_resume(fh, mark):
             start = mark.offset
         prior = dict(mark.skipped) if mark and start else {}
-        run = _Run(store, computer, progress, replace=True)
-        run.report.resumed_from = start
-        if start:
-            run.recount(fh, start)
-        fh.seek(start)
-        run.tick(start, st.st_size, start)
+        with _Run(store, computer, progress, replace=True) as run:
+            return _import_file(run, fh, key, st, start, prior)
 
-        def marked_pieces() -> Iterator[tuple[int, bytes, TranscriptMark]]:
-            end = start
-            for length, data in pieces(fh, run.report.skipped):
-                end += length
-                pos = fh.tell()
-                head = fingerprint(fh, end)
-                fh.seek(pos)
-                new_mark = TranscriptMark(
-                    path=key,
-                    agent=DEFAULT_AGENT,
-                    size=st.st_size if end >= st.st_size else end,
-                    mtime_ns=st.st_mtime_ns,
-                    head=head,
-                    offset=end,
-                    skipped=prior,
-                )
-                yield end, data, new_mark
 
-        for (end, _, new_mark), prepared in _ahead(marked_pieces(), lambda p: prepare(p[1])):
-            run.commit(prepared, new_mark)
-            run.report.bytes = end - start
-            run.tick(end, st.st_size, start)
-        for reason, n in prior.items():
-            run.report.skipped[reason] = run.report.skipped.get(reason, 0) + n
+def _import_file(
+    run: _Run, fh: BinaryIO, key: str, st: os.stat_result, start: int, prior: dict[str, int]
+) -> ImportReport:
+    """The file's pieces from `start` (its resume point), each committed with its mark."""
+    run.report.resumed_from = start
+    if start:
+        run.recount(fh, start)
+    fh.seek(start)
+    run.tick(start, st.st_size, start)
+
+    def marked_pieces() -> Iterator[tuple[int, bytes, TranscriptMark]]:
+        end = start
+        for length, data in pieces(fh, run.report.skipped):
+            end += length
+            pos = fh.tell()
+            head = fingerprint(fh, end)
+            fh.seek(pos)
+            new_mark = TranscriptMark(
+                path=key,
+                agent=DEFAULT_AGENT,
+                size=st.st_size if end >= st.st_size else end,
+                mtime_ns=st.st_mtime_ns,
+                head=head,
+                offset=end,
+                skipped=prior,
+            )
+            yield end, data, new_mark
+
+    for (end, _, new_mark), prepared, start_next in _ahead(
+        marked_pieces(), lambda p: run.prepare(p[1])
+    ):
+        run.commit(prepared, new_mark, start_next)
+        run.report.bytes = end - start
+        run.tick(end, st.st_size, start)
+    for reason, n in prior.items():
+        run.report.skipped[reason] = run.report.skipped.get(reason, 0) + n
     return run.finish()
 
 
@@ -334,11 +389,11 @@ def import_stream(
     """Import JSONL read from `stream` (stdin) piece by piece; nothing to resume from,
     and nothing stored twice if the same lines are piped again."""
     _setup(store.conn)
-    run = _Run(store, computer, progress, replace=False)
-    run.tick(0, total, 0)
-    source = pieces(stream, run.report.skipped)
-    for (length, _), prepared in _ahead(source, lambda p: prepare(p[1])):
-        run.commit(prepared, None)
-        run.report.bytes += length
-        run.tick(run.report.bytes, total, 0)
-    return run.finish()
+    with _Run(store, computer, progress, replace=False) as run:
+        run.tick(0, total, 0)
+        source = pieces(stream, run.report.skipped)
+        for (length, _), prepared, start_next in _ahead(source, lambda p: run.prepare(p[1])):
+            run.commit(prepared, None, start_next)
+            run.report.bytes += length
+            run.tick(run.report.bytes, total, 0)
+        return run.finish()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -269,8 +270,10 @@ def store_batch(
     computer: str,
     transcript: str | None,
     marked: set[str],
+    before_index: Callable[[], None] | None = None,
 ) -> None:
-    """Store many prepared parts (one per session) with one full-text indexing pass.
+    """Store many prepared parts (one per session) with one full-text indexing pass
+    (`before_index` is called as it starts: SQLite runs it without the GIL).
 
     Every deletion comes first (a marked session forgotten, a replaced session's old
     messages), then the rows are inserted and indexed together: rows are indexed by
@@ -295,6 +298,8 @@ def store_batch(
     (last,) = db.execute("SELECT coalesce(max(id), 0) FROM messages").fetchone()
     for part in decided:
         apply_part(db, part, computer, transcript, index=False)
+    if before_index is not None:
+        before_index()
     index_new_messages(db, last)
 
 

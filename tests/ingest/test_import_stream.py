@@ -82,9 +82,9 @@ _KILLER = """
     commit = imports._Run.commit
     count = 0
 
-    def dying(self, prepared, mark):
+    def dying(self, prepared, mark, start_next):
         global count
-        commit(self, prepared, mark)
+        commit(self, prepared, mark, start_next)
         count += 1
         if count == 5:  # five pieces committed: killed as a power cut would
             os.kill(os.getpid(), signal.SIGKILL)

@@ -229,14 +229,16 @@ def _insert_messages(
         digest = message_digest(m.key, m.text) if tombstones else None
         rows.append((session, m.key, m.role, m.text, parse_iso(m.timestamp), agent, digest))
     first, repeats = _split_repeats(rows)
+    if not index:  # the caller indexes the batch
+        if repeats:  # their update would meet rows the caller has yet to index
+            raise ValueError("internal: a batch indexed by its caller repeats a message key")
+        db.executemany(_INSERT_MESSAGE, first)
+        return
     # Rowids only grow past the largest one, so every row this part adds has an
     # id above `last`; rows updated in place keep theirs (their trigger reindexes).
     (last,) = db.execute("SELECT coalesce(max(id), 0) FROM messages").fetchone()
-    if repeats and not index:  # their update would meet rows the caller has yet to index
-        raise ValueError("internal: a batch indexed by its caller repeats a message key")
     db.executemany(_INSERT_MESSAGE, first)
-    if index:
-        index_new_messages(db, last)
+    index_new_messages(db, last)
     if repeats:
         db.executemany(_INSERT_MESSAGE, repeats)
 
