@@ -23,8 +23,9 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import closing
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
@@ -215,7 +216,7 @@ class _Next:
 
 def _ahead(
     items: Iterator[T], work: Callable[[T], Prepared]
-) -> Iterator[tuple[T, Prepared, Callable[[], None]]]:
+) -> Generator[tuple[T, Prepared, Callable[[], None]], None, None]:
     """`(item, work(item), start_next)` in order, working on the next item on a second
     thread. Parsing and redacting hold the GIL, and so does binding each row of an
     insert; only SQLite's long statements (the full-text pass, the commit) let another
@@ -257,6 +258,7 @@ class _Run:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        """After the reader thread stopped (each loop over `_ahead` closes it)."""
         self.numbering.close()
 
     def prepare(self, data: bytes) -> Prepared:
@@ -368,12 +370,11 @@ def _import_file(
             )
             yield end, data, new_mark
 
-    for (end, _, new_mark), prepared, start_next in _ahead(
-        marked_pieces(), lambda p: run.prepare(p[1])
-    ):
-        run.commit(prepared, new_mark, start_next)
-        run.report.bytes = end - start
-        run.tick(end, st.st_size, start)
+    with closing(_ahead(marked_pieces(), lambda p: run.prepare(p[1]))) as ahead:
+        for (end, _, new_mark), prepared, start_next in ahead:
+            run.commit(prepared, new_mark, start_next)
+            run.report.bytes = end - start
+            run.tick(end, st.st_size, start)
     for reason, n in prior.items():
         run.report.skipped[reason] = run.report.skipped.get(reason, 0) + n
     return run.finish()
@@ -392,8 +393,9 @@ def import_stream(
     with _Run(store, computer, progress, replace=False) as run:
         run.tick(0, total, 0)
         source = pieces(stream, run.report.skipped)
-        for (length, _), prepared, start_next in _ahead(source, lambda p: run.prepare(p[1])):
-            run.commit(prepared, None, start_next)
-            run.report.bytes += length
-            run.tick(run.report.bytes, total, 0)
+        with closing(_ahead(source, lambda p: run.prepare(p[1]))) as ahead:
+            for (length, _), prepared, start_next in ahead:
+                run.commit(prepared, None, start_next)
+                run.report.bytes += length
+                run.tick(run.report.bytes, total, 0)
         return run.finish()

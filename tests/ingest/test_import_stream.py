@@ -189,3 +189,60 @@ def test_the_progress_line_has_a_rate_and_an_eta() -> None:
     meter(imports.Tick(done=50 << 20, total=200 << 20, start=0, messages=90_000, seconds=5.0))
     line = out.getvalue()
     assert "Importing 50.0/200.0 MB, 90,000 messages, 10.0 MB/s, ETA 15s" in line
+
+
+def test_the_next_piece_is_parsed_while_sqlite_indexes_not_during_the_inserts() -> None:
+    """Parsing holds the GIL and so does binding each inserted row: the next piece's work
+    starts when the caller says SQLite is about to run on its own (or when it moves on),
+    never earlier, and every piece comes back in order."""
+    import threading
+
+    events: list[str] = []
+    lock = threading.Lock()
+
+    def work(item: int) -> tuple[object, set[str]]:
+        with lock:
+            events.append(f"parse {item}")
+        return item, set()
+
+    seen = []
+    ahead = imports._ahead(iter([1, 2, 3]), work)  # type: ignore[arg-type]
+    for item, prepared, start_next in ahead:
+        with lock:
+            events.append(f"insert {item}")
+        if item != 2:  # piece 2's caller never says: its successor starts when it moves on
+            start_next()
+            start_next()  # once only
+        seen.append((item, prepared[0]))
+    assert seen == [(1, 1), (2, 2), (3, 3)]
+    assert events.index("parse 2") > events.index("insert 1")
+    assert events.index("parse 3") > events.index("insert 2")
+    assert events.count("parse 2") == events.count("parse 3") == 1
+
+
+def test_an_import_stopped_by_an_error_keeps_the_pieces_it_committed(
+    tmp_path: Path, recall_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lines = _lines(sessions=3, turns=12)
+    src = _write(tmp_path / "h.jsonl", lines)
+    monkeypatch.setattr(imports, "PIECE_BYTES", 400)
+    commit = imports._Run.commit
+    done: list[int] = []
+
+    def failing(self: imports._Run, prepared: object, mark: object, start_next: object) -> None:
+        if len(done) == 3:
+            raise KeyboardInterrupt
+        commit(self, prepared, mark, start_next)  # type: ignore[arg-type]
+        done.append(1)
+
+    monkeypatch.setattr(imports._Run, "commit", failing)
+    with open_writer() as store, pytest.raises(KeyboardInterrupt):
+        imports.import_file(store, src, "testbox")
+    kept = _stored(recall_home)
+    assert 0 < len(kept) < len(lines)
+    monkeypatch.setattr(imports._Run, "commit", commit)
+    with open_writer() as store:
+        report = imports.import_file(store, src, "testbox")
+    assert report.resumed_from > 0
+    assert len(_stored(recall_home)) == len(lines)
+    _fts_ok(recall_home)
