@@ -6,9 +6,10 @@ transaction, so memory follows the piece, not the file (a single line may
 still be up to `MAX_LINE`). What must span pieces is kept in SQLite, not in
 Python: a private scratch database numbers repeated lines (the k-th copy of
 the same session, role, timestamp and text is keyed `<key>.k`, as a
-whole-file read keys it), and a temporary table notes the sessions this run
-has met, so a session re-read from the start of a file replaces its stored
-messages once, on first sight, not at every piece.
+whole-file read keys it) and keeps each session's project (named on some
+lines, it excludes the session's lines in every piece), and a temporary table
+notes the sessions this run has met, so a session re-read from the start of
+a file replaces its stored messages once, on first sight, not at every piece.
 
 A file's progress is its transcript mark, written in the same transaction
 as the piece: an interrupted import of a file resumes from the last piece
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -29,7 +31,7 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
-from recall.agents.jsonl_import import DEFAULT_AGENT, Numbering, number_keys, read
+from recall.agents.jsonl_import import DEFAULT_AGENT, number_keys, read
 from recall.ingest import can_resume, fingerprint, redact_parsed, store_batch
 from recall.record import Record, field
 from recall.safeio import MAX_LINE, SKIP_LONG_LINE, open_regular, skip_line
@@ -99,39 +101,76 @@ def _chunks(items: list[Any], size: int = 500) -> Iterator[list[Any]]:
         yield items[i : i + size]
 
 
-class _Numbering:
-    """How many times each content key came earlier in the run, counted in a private
-    scratch database (SQLite's empty file name: on disk, deleted on close) rather than
-    the store's connection, so the reader thread numbers each piece as it parses it,
-    beside the store's inserts. Pieces are numbered in file order, one at a time; a
-    run that fails is abandoned with its count, and a resumed run counts again."""
+class _Scratch:
+    """What the reader thread carries from piece to piece, in a private scratch database
+    (SQLite's empty file name: on disk, deleted on close) rather than the store's
+    connection, so it works beside the store's inserts: how many times each content key
+    came earlier in the run (`number`), and each session's project (`fill_projects`).
+    Pieces pass through in file order, one at a time; a run that fails is abandoned with
+    its scratch, and a resumed run counts again."""
 
     def __init__(self) -> None:
         self.db = sqlite3.connect("", isolation_level=None, check_same_thread=False)
+        self.lock = threading.Lock()
+        """Held while the database is in use: `close` may come from the main thread while
+        the reader thread still works (a second Ctrl-C cuts the wait for it short), and
+        closing a connection under a running statement crashes the process."""
         for pragma in ("journal_mode=OFF", "synchronous=OFF", "cache_size=-8192"):
             self.db.execute(f"PRAGMA {pragma}")
         self.db.execute(
             "CREATE TABLE seen(key INTEGER PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID"
         )
+        self.db.execute(
+            "CREATE TABLE projects(session TEXT NOT NULL, agent TEXT NOT NULL,"
+            " project TEXT NOT NULL, PRIMARY KEY (session, agent)) WITHOUT ROWID"
+        )
 
-    def __call__(self, keys: list[str]) -> list[int]:
+    def number(self, keys: list[str]) -> list[int]:
         ids = [_short(key) for key in keys]
         counts: dict[int, int] = {}
-        self.db.execute("BEGIN")
-        for group in _chunks(list(dict.fromkeys(ids))):
-            marks = ",".join("?" * len(group))
-            counts.update(self.db.execute(f"SELECT key, n FROM seen WHERE key IN ({marks})", group))
-        out = []
-        for key in ids:
-            n = counts.get(key, 0)
-            counts[key] = n + 1
-            out.append(n)
-        self.db.executemany("INSERT OR REPLACE INTO seen(key, n) VALUES (?, ?)", counts.items())
-        self.db.execute("COMMIT")
+        with self.lock:
+            self.db.execute("BEGIN")
+            for group in _chunks(list(dict.fromkeys(ids))):
+                marks = ",".join("?" * len(group))
+                found = self.db.execute(f"SELECT key, n FROM seen WHERE key IN ({marks})", group)
+                counts.update(found)
+            out = []
+            for key in ids:
+                n = counts.get(key, 0)
+                counts[key] = n + 1
+                out.append(n)
+            upsert = "INSERT OR REPLACE INTO seen(key, n) VALUES (?, ?)"
+            self.db.executemany(upsert, counts.items())
+            self.db.execute("COMMIT")
         return out
 
+    def fill_projects(self, parsed: Parsed) -> None:
+        """Give each part without a project the one an earlier piece's lines named for its
+        session (a line need not repeat it), and note the ones named here: the project
+        decides whether a session is excluded, in every piece, not only in the first."""
+        named = [(p.info.session_id, p.info.agent, p.info.project) for p in parsed.parts]
+        unnamed = [p for p in parsed.parts if not p.info.project]
+        with self.lock:
+            self.db.execute("BEGIN")
+            known: dict[tuple[str, str], str] = {}
+            for group in _chunks([p.info.session_id for p in unnamed]):
+                marks = ",".join("?" * len(group))
+                rows = self.db.execute(
+                    f"SELECT session, agent, project FROM projects WHERE session IN ({marks})",
+                    group,
+                )
+                known.update(((s, a), project) for s, a, project in rows)
+            self.db.executemany(
+                "INSERT OR REPLACE INTO projects(session, agent, project) VALUES (?, ?, ?)",
+                [row for row in named if row[2]],
+            )
+            self.db.execute("COMMIT")
+        for part in unnamed:
+            part.info.project = known.get((part.info.session_id, part.info.agent))
+
     def close(self) -> None:
-        self.db.close()
+        with self.lock:
+            self.db.close()
 
 
 def _first_seen(db: sqlite3.Connection, parsed: Parsed, stored: bool) -> set[tuple[str, str]]:
@@ -167,6 +206,12 @@ def pieces(fh: BinaryIO, skipped: dict[str, int]) -> Iterator[tuple[int, bytes]]
             if carry or passed:
                 yield passed + len(carry), carry
             return
+        if carry:
+            end = block.find(b"\n")
+            if end >= 0 and len(carry) + end > MAX_LINE:  # the line ends here, too long
+                passed += len(carry) + end + 1
+                carry, block = b"", block[end + 1 :]
+                skipped[SKIP_LONG_LINE] = skipped.get(SKIP_LONG_LINE, 0) + 1
         data = carry + block if carry else block
         cut = data.rfind(b"\n") + 1
         if cut:
@@ -184,14 +229,21 @@ def pieces(fh: BinaryIO, skipped: dict[str, int]) -> Iterator[tuple[int, bytes]]
 Prepared = tuple[Parsed, set[str]]
 
 
-def prepare(data: bytes, numbering: Numbering) -> Prepared:
-    """A piece parsed, redacted (outside the write lock, as transcripts are) and numbered,
+def prepare(data: bytes, scratch: _Scratch) -> Prepared:
+    """A piece parsed, numbered and redacted (outside the write lock, as transcripts are),
     with the sessions whose text carried the ignore marker. Touches no connection of
     the store's: it runs on the reader thread (`_ahead`)."""
+    parsed = _read(data, scratch)
+    return parsed, set(redact_parsed(parsed))
+
+
+def _read(data: bytes, scratch: _Scratch) -> Parsed:
+    """A piece parsed, its sessions' projects filled in and its keys numbered, as a
+    whole-file read would have them."""
     parsed = read(data)
-    marked = set(redact_parsed(parsed))
-    number_keys(parsed, numbering)
-    return parsed, marked
+    scratch.fill_projects(parsed)
+    number_keys(parsed, scratch.number)
+    return parsed
 
 
 T = TypeVar("T")
@@ -240,7 +292,7 @@ def _ahead(
 
 
 class _Run:
-    """One import: the store, the numbering, the counts, the progress line."""
+    """One import: the store, the reader's scratch, the counts, the progress line."""
 
     def __init__(
         self, store: Store, computer: str, progress: Progress | None, replace: bool
@@ -250,7 +302,7 @@ class _Run:
         self.progress = progress
         self.replace = replace
         """Sessions re-read from the start of their file: replace on first sight."""
-        self.numbering = _Numbering()
+        self.scratch = _Scratch()
         self.report = ImportReport()
         self.started = time.perf_counter()
 
@@ -259,10 +311,10 @@ class _Run:
 
     def __exit__(self, *exc: object) -> None:
         """After the reader thread stopped (each loop over `_ahead` closes it)."""
-        self.numbering.close()
+        self.scratch.close()
 
     def prepare(self, data: bytes) -> Prepared:
-        return prepare(data, self.numbering)
+        return prepare(data, self.scratch)
 
     def recount(self, fh: BinaryIO, end: int) -> None:
         """Number the lines before `end` (a resume) and note their sessions, storing
@@ -272,8 +324,7 @@ class _Run:
         for length, data in pieces(fh, {}):
             if done + length > end and length == len(data):
                 data = data[: end - done]
-            parsed = read(data)
-            number_keys(parsed, self.numbering)
+            parsed = _read(data, self.scratch)
             with self.store.transaction() as db:
                 _first_seen(db, parsed, stored=False)
             done += length

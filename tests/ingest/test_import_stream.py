@@ -173,6 +173,44 @@ def test_a_line_longer_than_any_transcript_line_is_passed_over_and_counted(
     assert len(_stored(recall_home)) == 5
 
 
+def test_a_too_long_line_is_passed_over_wherever_the_pieces_fall(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Whichever block its newline arrives in, a line over the limit is never handed on,
+    and it is counted once: two imports of one file treat it alike."""
+    monkeypatch.setattr(imports, "MAX_LINE", 1000)
+    monkeypatch.setattr(imports, "PIECE_BYTES", 256)
+    long_line = b'{"text": "' + b"y" * 1100 + b'"}\n'
+    for pad in range(0, 300, 7):
+        data = b'{"pad": "' + b"p" * pad + b'"}\n' + long_line + b'{"n": 1}\n{"n": 2}\n'
+        skipped: dict[str, int] = {}
+        got = list(imports.pieces(io.BytesIO(data), skipped))
+        kept = b"".join(d for _, d in got)
+        assert b"yyyy" not in kept, pad
+        assert kept == data.replace(long_line, b""), pad
+        assert skipped == {"line over 64 MB": 1} and sum(n for n, _ in got) == len(data), pad
+
+
+def test_a_session_of_an_excluded_project_stays_out_in_every_piece(
+    tmp_path: Path, recall_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only the first line names the project; the pieces after it still belong to it."""
+    from secretcorpus import write_config
+
+    write_config(recall_home, '[privacy]\nexclude_projects = ["/secret/*"]\n')
+    lines: list[dict[str, str]] = [
+        {"session": "hid", "role": "user", "text": "start", "project": "/secret/x"}
+    ]
+    lines += _lines(sessions=2, turns=60)
+    lines += [{"session": "hid", "role": "user", "text": f"more secret {n}"} for n in range(60)]
+    src = _write(tmp_path / "h.jsonl", lines)
+    monkeypatch.setattr(imports, "PIECE_BYTES", 600)
+    with open_writer() as store:
+        imports.import_file(store, src, "testbox")
+    stored = _stored(recall_home)
+    assert len(stored) == 120 and not any(s == "hid" for s, _, _ in stored)
+
+
 def test_pieces_stay_bounded_whatever_the_input(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(imports, "PIECE_BYTES", 1000)
     data = b"".join(b'{"n": %d}\n' % i for i in range(20_000))
