@@ -70,6 +70,9 @@ class Variant:
             "sem_w": (fusion, "RRF_WEIGHTS", lambda w: (1.0, float(w))),
             "cal": (fusion, "CALIBRATED", lambda v: v == "1"),
             "mw": (fusion, "MEANING_WEIGHT", float),
+            "scored": (fusion, "SCORED", lambda v: v == "1"),
+            "kw_k": (fusion, "KEYWORD_K", float),
+            "ms": (fusion, "MEANING_SHARE", float),
         }
         saved: list[tuple[Any, str, Any]] = []
         if self.settings.get("first_piece") == "1":  # as if only each message's first window
@@ -149,7 +152,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         help="name:key=value,... search settings (floor, rrf_k, kw_depth, sem_depth, "
-        "sem_w, cal=0|1, mw, fusion, exact=0|1); repeatable; default: recall's own",
+        "scored=0|1, kw_k, ms, sem_w, cal=0|1, mw, fusion, exact=0|1); repeatable; "
+        "default: recall's own",
     )
     p.add_argument(
         "--model",

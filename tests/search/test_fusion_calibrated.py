@@ -3,9 +3,10 @@
 Plain reciprocal-rank fusion counts a result found by both legs about twice,
 whatever each leg thought of it: a session holding one common word of a prose
 question (keyword) and sitting third by meaning beat the session that stood out
-by meaning first. Each hit's reciprocal rank is now scaled by its own strength
-(`fusion.hit_strength`), so that tie goes to the strong match, while a hit
-holding every query word keeps the weight it had.
+by meaning first. Each leg's judgement of a hit is now what counts
+(`fusion.leg_score`: a keyword hit's strength discounted by its rank, a meaning
+hit's standing above the query's background), so that tie goes to the strong
+match, while a hit holding every query word keeps its place.
 """
 
 from __future__ import annotations
@@ -62,3 +63,24 @@ def test_a_hit_nobody_judged_counts_in_full() -> None:
     assert hit_strength(unjudged) == 1.0
     scores = rrf([[unjudged], [unjudged]])
     assert scores[("pc", "a", "s", None)] == 2 / 61
+
+
+def test_exact_hits_stay_first_and_scores_fall_however_far_meaning_stands_out() -> None:
+    # hybrid adds the legs' judgements (`fusion.SCORED`): a meaning hit ten times the bar
+    # counts as one at `MEANING_CAP`, so no fused score reaches the exact tier's bonus
+    keyword = [_words("exact", 1.0), _words("partial", 0.5)]
+    meaning = [_r("far", bar.MEANING, 10.0), _r("partial", bar.MEANING, 2.0)]
+    out = fuse([keyword, meaning], "rrf", limit=5, exact=1)
+    assert [r.session_id for r in out] == ["exact", "partial", "far"]
+    assert [r.score for r in out] == sorted((r.score for r in out), reverse=True)
+    capped = fuse([[], [_r("a", bar.MEANING, 10.0), _r("b", bar.MEANING, 1.5)]], "rrf", 5)
+    assert capped[0].score == capped[1].score
+
+
+def test_a_keyword_hit_a_few_places_down_still_outweighs_meaning_neighbours() -> None:
+    # LoCoMo's multi-hop questions: the second evidence session is keyword's third hit,
+    # while every turn of the chat sits near the question by meaning, below the bar
+    keyword = [_words("first", 0.6), _words("chance", 0.2), _words("second", 0.6)]
+    meaning = [_r(f"near{n}", bar.MEANING, 0.8) for n in range(3)]
+    out = [r.session_id for r in fuse([keyword, meaning], "rrf", limit=5)]
+    assert out[:2] == ["first", "second"]

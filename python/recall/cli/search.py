@@ -55,7 +55,9 @@ def add_parser(subs: Any) -> None:
         "--fusion",
         choices=FUSIONS,
         default=None,
-        help="hybrid merge: reciprocal-rank fusion (default) or keyword/vector score weights",
+        help="hybrid merge: rrf (default; each leg's judgement of a hit added, its rank"
+        " discounting keyword hits; the name kept from reciprocal-rank fusion) or"
+        " keyword/vector score weights",
     )
     p.add_argument(
         "--decay",

@@ -1,12 +1,14 @@
-"""Merging ranked lists: reciprocal-rank fusion, weighted normalised scores, time decay, dedup.
+"""Merging ranked lists: hybrid's legs added (`scored`), reciprocal-rank fusion, weighted
+normalised scores, time decay, dedup.
 
 Pure functions over `Result` lists, keyed by (computer, agent, session id),
 with no numpy: they run on every hybrid search and are tested on known
-inputs. `reciprocal` and `rrf_scores` are the one reciprocal-rank formula every
-merge uses (hybrid's legs here, a memory's two lists and the sources' merge in
+inputs. Hybrid's two legs are fused by what each made of a hit (`leg_score`,
+`SCORED`). `reciprocal` and `rrf_scores` are the one reciprocal-rank formula
+every other merge uses (a memory's two lists and the sources' merge in
 `search.sources`, a message's two ranks in `search.keyword`, the computers'
-lists in `peers.merge`). Near-duplicates are dropped by the core's Jaccard dedup
-(`recall._accel.dedup`, Rust or its Python twin).
+lists in `peers.merge`, the team index's candidates in SQL). Near-duplicates are
+dropped by the core's Jaccard dedup (`recall._accel.dedup`, Rust or its Python twin).
 """
 
 from __future__ import annotations
@@ -31,9 +33,10 @@ RRF_WEIGHTS = (1.0, 1.0)
 """Each list's weight in RRF (keyword, semantic): equal, as measured best on both sets with
 plain RRF; hybrid's calibrated fusion scales the semantic one by `MEANING_WEIGHT`."""
 CALIBRATED = True
-"""Whether hybrid scales each hit's reciprocal rank by its own strength (`hit_strength`):
-a meaning hit that stands out from the query's background, or a keyword hit holding the
-query's rare words, counts for more than one near the background at a similar rank. Plain
+"""Without `SCORED` (`--variant rrf:scored=0` in the evaluations): whether hybrid scales
+each hit's reciprocal rank by its own strength (`hit_strength`): a meaning hit that
+stands out from the query's background, or a keyword hit holding the query's rare
+words, counts for more than one near the background at a similar rank. Plain
 RRF counts a result both legs hold about twice whatever each thought of it, so one common
 word held by chance beat the session that stood out by meaning (docs/search-quality.md,
 "Fusion that weighs each hit")."""
@@ -48,13 +51,36 @@ lowest weight measured (0.5-1.0) that loses nothing elsewhere: LoCoMo dev half s
 recall@5 0.772 -> 0.783 (keyword 0.782), turn recall@5 0.547 -> 0.567; agent decisions
 message recall@1 0.24 -> 0.28; paraphrase top 1 stays 1.000; at 0.65 and below agent
 decisions' top 1 falls 0.94 -> 0.92 (docs/search-quality.md, "A lighter meaning leg")."""
+SCORED = True
+"""Whether hybrid adds its two legs' judgements rather than their reciprocal ranks: a
+keyword hit counts its strength (the share of the query's rarity it holds) discounted
+by its rank, `KEYWORD_K / (KEYWORD_K + rank)`, and a meaning hit `MEANING_SHARE` times
+its relevance (its deviations above the query's background over `LIFT`, uncapped), so
+a hit that stands far out counts for more than one just at the bar. Ranks at k = 60
+hardly tell the first keyword hit from the tenth; on LoCoMo's multi-hop questions the
+second and third evidence sessions sit there. Measured through the entry at default
+flags (docs/search-quality.md, "Adding the legs' judgements"): LoCoMo dev half
+session recall@5 0.793 -> 0.809 (multi-hop 0.352 -> 0.408), turn recall@5 0.558 ->
+0.562; LongMemEval dev message recall@1 0.233 -> 0.310, @10 0.837 -> 0.840; agent
+decisions message recall@1 0.29 -> 0.25; paraphrase top 1 stays 1.000."""
+KEYWORD_K = 10.0
+"""A keyword hit's rank discount (`SCORED`): the 10th counts 0.53 of the first. 5 and 15
+measured 0.808 on LoCoMo, 10 0.809; 5 cost LongMemEval message recall@10 (0.826)."""
+MEANING_SHARE = 0.6
+"""What a meaning hit at the bar adds (`SCORED`), against 1 for a keyword hit holding
+every word at rank 1. 0.5-0.8 gave LoCoMo 0.803-0.809; 0.6 was best."""
+MEANING_CAP = 1.5
+"""The most a meaning hit's relevance counts for (`SCORED`): one that stands out 1.5
+times the bar is as sure as one at 3 times, and the cap keeps every fused score under
+`EXACT_BONUS`. Uncapped gave the same LoCoMo figures."""
 MIN_STRENGTH = 0.05
 """The least a judged hit's reciprocal rank is scaled by in the calibrated fusion."""
-EXACT_BONUS = 1.0
+EXACT_BONUS = 2.0
 """Added to the fused score of a result holding every query word: RRF scores stay below
-2/(RRF_K+1) and weighted ones at most 1, so shown scores fall down the list."""
+2/(RRF_K+1), weighted ones at most 1 and `SCORED` ones below 1 + `MEANING_SHARE` x
+`MEANING_CAP` = 1.9, so shown scores fall down the list."""
 PRESETS = {
-    "rrf": None,
+    "rrf": None,  # the default; with SCORED, hybrid's two legs are added, not ranked
     "weighted": (0.4, 0.6),
     "0.4/0.6": (0.4, 0.6),  # Shelley: 0.4 FTS + 0.6 vector
     "0.3/0.7": (0.3, 0.7),  # OneClaw: 0.3 BM25 + 0.7 vector
@@ -135,6 +161,36 @@ def leg_strength(matched: str, relevance: float) -> float:
     return min(1.0, relevance * COVERAGE)
 
 
+def leg_score(keyword: bool, matched: str, relevance: float, rank: int) -> float:
+    """What one leg's hit at `rank` (from 0) adds to a hybrid result (`SCORED`); a hit
+    nobody judged (a peer that predates the bar) counts as one at the bar, discounted
+    by its rank."""
+    discount = KEYWORD_K / (KEYWORD_K + rank)
+    if not matched:
+        return (1.0 if keyword else MEANING_SHARE) * discount
+    if not keyword:
+        return MEANING_SHARE * min(relevance, MEANING_CAP)
+    return leg_strength(matched, relevance) * discount
+
+
+def scored(lists: list[list[Result]], by_message: bool, unseen: set[Key]) -> dict[Key, float]:
+    """Hybrid's two lists (keyword, meaning) fused by adding each hit's `leg_score`. A
+    keyword hit the meaning leg could not have held (its session not embedded yet) gets
+    what the meaning list gives its own hit at the same rank: ranked alike, not last."""
+    scores: dict[Key, float] = {}
+    words, meaning = lists
+    for rank, r in enumerate(words):
+        k = key(r, by_message)
+        scores[k] = scores.get(k, 0.0) + leg_score(True, r.matched, r.relevance, rank)
+        if k in unseen and meaning:
+            like = meaning[min(rank, len(meaning) - 1)]
+            scores[k] += leg_score(False, like.matched, like.relevance, rank)
+    for rank, r in enumerate(meaning):
+        k = key(r, by_message)
+        scores[k] = scores.get(k, 0.0) + leg_score(False, r.matched, r.relevance, rank)
+    return scores
+
+
 def decay_factor(date: str | None, lam: float, now: float | None = None) -> float:
     """exp(-λ·age_days): 1 today, 0.5 after ln2/λ days; undated results are not decayed."""
     if lam <= 0 or not date:
@@ -190,7 +246,10 @@ def fuse(
     weights = list(RRF_WEIGHTS[: len(lists)]) if preset is None else list(preset)
     if preset is None and CALIBRATED and len(weights) > 1:
         weights[1] *= MEANING_WEIGHT
-    if preset is None:
+    if preset is None and SCORED and len(lists) == 2:
+        scores = scored(lists, by_message, unseen or set())
+        unseen = None
+    elif preset is None:
         scores = rrf(lists, weights, by_message)
     else:
         scores = weighted(lists, preset, by_message)

@@ -9,7 +9,7 @@ fused in SQL by reciprocal rank (k = 60, the meaning list at
 `fusion.MEANING_WEIGHT`), results holding every query word first, the time
 decay applied to the fused score; without decay, the rows out (three times
 the limit) are then ordered as local hybrid orders them (`_calibrated`: each
-hit's rank scaled by how well it matched, `search.fusion`). Filters (agent, project, person,
+leg's judgement of each hit added, `search.fusion`). Filters (agent, project, person,
 computer, dates) are in the WHERE clause of every leg, and row-level
 security adds who may read what. Near-duplicate snippets are then dropped by
 the core's Jaccard dedup, as locally.
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from recall import _accel
 from recall.record import Record, field, replace
-from recall.search import bar
+from recall.search import bar, fusion
 from recall.search.fusion import (
     EXACT_BONUS,
     MEANING_WEIGHT,
@@ -312,11 +312,12 @@ def search(
 def _calibrated(
     results: list[Result], rows: list[tuple[Any, ...]], judged: list[list[tuple[str, float]]]
 ) -> list[Result]:
-    """The fused rows in local hybrid's order (`search.fusion.fuse` with `CALIBRATED`):
-    each leg's reciprocal rank scaled by how well that leg's hit matched (`leg_strength`)
-    and the meaning list by `MEANING_WEIGHT`, exact hits first. SQL fused plain ranks,
-    which a meaning neighbour near the background wins as often as an answer by words;
-    the rows it returns (three times the limit) are ordered again here."""
+    """The fused rows in local hybrid's order (`search.fusion.fuse`): with `SCORED`, each
+    leg's hit adds its judgement (`fusion.leg_score`), else each leg's reciprocal rank
+    scaled by how well that leg's hit matched (`leg_strength`) and the meaning list by
+    `MEANING_WEIGHT`; exact hits first. SQL fused plain ranks, which a meaning neighbour
+    near the background wins as often as an answer by words; the rows it returns (three
+    times the limit) are ordered again here."""
     scored = []
     for r, row, legs in zip(results, rows, judged, strict=True):
         kw_rank, vec_rank = row[16], row[17]
@@ -325,6 +326,9 @@ def _calibrated(
             meaning = matched == bar.MEANING
             rank = vec_rank if meaning else kw_rank
             if rank is None:
+                continue
+            if fusion.SCORED:
+                score += fusion.leg_score(not meaning, matched, relevance, int(rank) - 1)
                 continue
             weight = RRF_WEIGHTS[1] * MEANING_WEIGHT if meaning else RRF_WEIGHTS[0]
             strength = max(leg_strength(matched, relevance), MIN_STRENGTH)
