@@ -80,6 +80,20 @@ def test_time_decay_prefers_recent_sessions(
     assert decayed["results"][0]["score"] > decayed["results"][1]["score"]
 
 
+@pytest.mark.needs_model
+@pytest.mark.parametrize(
+    "flags", [("--mode", "semantic"), ("--mode", "keyword", "--fusion", "weighted")]
+)
+def test_decay_works_on_a_single_ranking_in_every_fusion(
+    corpus: Path, capsys: pytest.CaptureFixture[str], flags: tuple[str, ...]
+) -> None:
+    # semantic mode decays its one list through the weighted merge, which once wanted two
+    _embed(capsys)
+    out = call_json(capsys, "search", "pandas preferences", *flags, "--decay", "0.05", "--json")
+    scores = [r["score"] for r in out["results"]]
+    assert out["results"] and scores == sorted(scores, reverse=True)
+
+
 def test_typo_finds_the_word_meant(corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = call_json(capsys, "search", "prefernces", "--mode", "keyword", "--json")
     assert [r["session_id"] for r in out["results"]] == ["s-prefs"]

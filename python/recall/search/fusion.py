@@ -55,14 +55,14 @@ SCORED = True
 """Whether hybrid adds its two legs' judgements rather than their reciprocal ranks: a
 keyword hit counts its strength (the share of the query's rarity it holds) discounted
 by its rank, `KEYWORD_K / (KEYWORD_K + rank)`, and a meaning hit `MEANING_SHARE` times
-its relevance (its deviations above the query's background over `LIFT`, uncapped), so
-a hit that stands far out counts for more than one just at the bar. Ranks at k = 60
+its relevance (its deviations above the query's background over `LIFT`, up to
+`MEANING_CAP`), so a hit that stands out counts for more than one just at the bar. Ranks at k = 60
 hardly tell the first keyword hit from the tenth; on LoCoMo's multi-hop questions the
 second and third evidence sessions sit there. Measured through the entry at default
 flags (docs/search-quality.md, "Adding the legs' judgements"): LoCoMo dev half
 session recall@5 0.793 -> 0.809 (multi-hop 0.352 -> 0.408), turn recall@5 0.558 ->
-0.562; LongMemEval dev message recall@1 0.233 -> 0.310, @10 0.837 -> 0.840; agent
-decisions message recall@1 0.29 -> 0.25; paraphrase top 1 stays 1.000."""
+0.563; LongMemEval dev message recall@1 0.244 -> 0.310, @10 0.837 -> 0.840; agent
+decisions message recall@1 0.28 -> 0.24; paraphrase top 1 stays 1.000."""
 KEYWORD_K = 10.0
 """A keyword hit's rank discount (`SCORED`): the 10th counts 0.53 of the first. 5 and 15
 measured 0.808 on LoCoMo, 10 0.809; 5 cost LongMemEval message recall@10 (0.826)."""
@@ -75,10 +75,12 @@ times the bar is as sure as one at 3 times, and the cap keeps every fused score 
 `EXACT_BONUS`. Uncapped gave the same LoCoMo figures."""
 MIN_STRENGTH = 0.05
 """The least a judged hit's reciprocal rank is scaled by in the calibrated fusion."""
-EXACT_BONUS = 2.0
+EXACT_BONUS = 1.0
 """Added to the fused score of a result holding every query word: RRF scores stay below
-2/(RRF_K+1), weighted ones at most 1 and `SCORED` ones below 1 + `MEANING_SHARE` x
-`MEANING_CAP` = 1.9, so shown scores fall down the list."""
+2/(RRF_K+1) and weighted ones at most 1, so shown scores fall down the list."""
+SCORED_BONUS = 2.0
+"""`EXACT_BONUS` for hybrid's `SCORED` fusion, whose scores stay below 1 +
+`MEANING_SHARE` x `MEANING_CAP` = 1.9."""
 PRESETS = {
     "rrf": None,  # the default; with SCORED, hybrid's two legs are added, not ranked
     "weighted": (0.4, 0.6),
@@ -132,9 +134,10 @@ def rrf(
 def weighted(
     lists: list[list[Result]], weights: tuple[float, ...], by_message: bool = False
 ) -> dict[Key, float]:
-    """Min-max normalise each list's scores to [0, 1], then sum with `weights`."""
+    """Min-max normalise each list's scores to [0, 1], then sum with `weights` (a lone
+    list, as semantic or keyword mode decays it, weighs 1)."""
     scores: dict[Key, float] = {}
-    for w, results in zip(weights, lists, strict=True):
+    for w, results in zip(weights if len(lists) > 1 else (1.0,), lists, strict=True):
         if not results:
             continue
         hi = max(r.score for r in results)
@@ -163,8 +166,8 @@ def leg_strength(matched: str, relevance: float) -> float:
 
 def leg_score(keyword: bool, matched: str, relevance: float, rank: int) -> float:
     """What one leg's hit at `rank` (from 0) adds to a hybrid result (`SCORED`); a hit
-    nobody judged (a peer that predates the bar) counts as one at the bar, discounted
-    by its rank."""
+    nobody judged (a peer that predates the bar) counts as the leg's best would
+    (every word held, or `MEANING_SHARE`), discounted by its rank."""
     discount = KEYWORD_K / (KEYWORD_K + rank)
     if not matched:
         return (1.0 if keyword else MEANING_SHARE) * discount
@@ -234,21 +237,23 @@ def fuse(
 
     The first `exact` results of the first list (the keyword hits holding every
     query word, or the quoted phrase) rank above every other result, in fused
-    order; their score gets `EXACT_BONUS` so that scores still fall down the list.
+    order; their score gets `EXACT_BONUS` (`SCORED_BONUS` when hybrid's legs are added)
+    so that scores still fall down the list.
 
     `unseen`: results the other lists could not have held (a session not embedded
     yet, while the index is embedded newest first). The missing lists count as if they
-    ranked them alike (`_as_if_seen`; a weighted fusion scales their first-list score by
-    all the weights over the first list's): a result is not pushed down for lacking a
-    vector, only for its own rank.
+    ranked them alike (`scored`, or `_as_if_seen` for RRF; a weighted fusion scales
+    their first-list score by all the weights over the first list's): a result is not
+    pushed down for lacking a vector, only for its own rank.
     """
     preset = PRESETS[fusion]
     weights = list(RRF_WEIGHTS[: len(lists)]) if preset is None else list(preset)
     if preset is None and CALIBRATED and len(weights) > 1:
         weights[1] *= MEANING_WEIGHT
+    bonus = EXACT_BONUS
     if preset is None and SCORED and len(lists) == 2:
         scores = scored(lists, by_message, unseen or set())
-        unseen = None
+        unseen, bonus = None, SCORED_BONUS
     elif preset is None:
         scores = rrf(lists, weights, by_message)
     else:
@@ -270,7 +275,7 @@ def fuse(
     ranked = []
     for k, score in scores.items():
         r = first[k]
-        final = score * decay_factor(r.date, decay) + (EXACT_BONUS if k in pinned else 0.0)
+        final = score * decay_factor(r.date, decay) + (bonus if k in pinned else 0.0)
         matched, relevance = combined(judged[k])
         ranked.append(
             replace(

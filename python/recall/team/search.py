@@ -334,7 +334,8 @@ def _calibrated(
             strength = max(leg_strength(matched, relevance), MIN_STRENGTH)
             score += reciprocal(int(rank), weight * strength)
         pinned = bool(row[11])  # every query word held
-        shown = float(f"{score + (EXACT_BONUS if pinned else 0.0):.6g}")
+        bonus = fusion.SCORED_BONUS if fusion.SCORED else EXACT_BONUS
+        shown = float(f"{score + (bonus if pinned else 0.0):.6g}")
         scored.append((pinned, score, replace(r, score=shown)))
     scored.sort(key=lambda t: (t[0], t[1]), reverse=True)
     return [r for _, _, r in scored]
