@@ -89,6 +89,11 @@ def _setup(db: sqlite3.Connection) -> None:
     db.execute("DELETE FROM temp.import_sessions")
 
 
+def _added(a: dict[str, int], b: dict[str, int]) -> dict[str, int]:
+    """Two counts of skipped lines by reason, summed (a new dict)."""
+    return {r: a.get(r, 0) + b.get(r, 0) for r in {**a, **b}}
+
+
 def _short(key: str) -> int:
     """A content key as 60 bits of its digest (which hashed the session too): an integer
     key keeps the count's B-tree small. Two lines colliding in 60 bits would only number
@@ -303,6 +308,9 @@ class _Run:
         self.replace = replace
         """Sessions re-read from the start of their file: replace on first sight."""
         self.scratch = _Scratch()
+        self.passed: dict[str, int] = {}
+        """Lines passed over by `pieces`: counted as they are read, a piece ahead of the
+        commits, so each mark takes them as they stood when its piece was read."""
         self.report = ImportReport()
         self.started = time.perf_counter()
 
@@ -348,10 +356,8 @@ class _Run:
             store_batch(
                 db, parsed.parts, self.computer, mark.path if mark else None, marked, start_next
             )
-            if mark is not None:
-                mark.skipped = {
-                    r: mark.skipped.get(r, 0) + n for r, n in self.report.skipped.items()
-                }
+            if mark is not None:  # it holds what was passed over up to its piece
+                mark.skipped = _added(mark.skipped, self.report.skipped)
                 write_mark(db, mark)
         self.report.messages += sum(len(p.messages) for p in parsed.parts)
 
@@ -361,6 +367,7 @@ class _Run:
             self.progress(Tick(done, total, start, self.report.messages, seconds))
 
     def finish(self) -> ImportReport:
+        self.report.skipped = _added(self.report.skipped, self.passed)
         (self.report.sessions,) = self.store.conn.execute(
             "SELECT count(*) FROM temp.import_sessions WHERE stored"
         ).fetchone()
@@ -405,7 +412,7 @@ def _import_file(
 
     def marked_pieces() -> Iterator[tuple[int, bytes, TranscriptMark]]:
         end = start
-        for length, data in pieces(fh, run.report.skipped):
+        for length, data in pieces(fh, run.passed):
             end += length
             pos = fh.tell()
             head = fingerprint(fh, end)
@@ -417,7 +424,7 @@ def _import_file(
                 mtime_ns=st.st_mtime_ns,
                 head=head,
                 offset=end,
-                skipped=prior,
+                skipped=_added(prior, run.passed),
             )
             yield end, data, new_mark
 
@@ -426,9 +433,9 @@ def _import_file(
             run.commit(prepared, new_mark, start_next)
             run.report.bytes = end - start
             run.tick(end, st.st_size, start)
-    for reason, n in prior.items():
-        run.report.skipped[reason] = run.report.skipped.get(reason, 0) + n
-    return run.finish()
+    report = run.finish()
+    report.skipped = _added(report.skipped, prior)
+    return report
 
 
 def import_stream(
@@ -443,7 +450,7 @@ def import_stream(
     _setup(store.conn)
     with _Run(store, computer, progress, replace=False) as run:
         run.tick(0, total, 0)
-        source = pieces(stream, run.report.skipped)
+        source = pieces(stream, run.passed)
         with closing(_ahead(source, lambda p: run.prepare(p[1]))) as ahead:
             for (length, _), prepared, start_next in ahead:
                 run.commit(prepared, None, start_next)

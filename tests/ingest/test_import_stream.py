@@ -284,3 +284,34 @@ def test_an_import_stopped_by_an_error_keeps_the_pieces_it_committed(
     assert report.resumed_from > 0
     assert len(_stored(recall_home)) == len(lines)
     _fts_ok(recall_home)
+
+
+@pytest.mark.parametrize("stop_after", [1, 2, 3, 4])
+def test_a_resumed_import_counts_a_passed_over_line_once(
+    tmp_path: Path, recall_home: Path, monkeypatch: pytest.MonkeyPatch, stop_after: int
+) -> None:
+    """The piece after a commit is read ahead, so a too-long line met there belongs to the
+    next piece's mark, not to the mark of the piece being committed."""
+    monkeypatch.setattr(imports, "MAX_LINE", 1000)
+    monkeypatch.setattr(imports, "PIECE_BYTES", 256)
+    big = {"session": "s9", "role": "user", "text": "x " * 2000}
+    lines = [*_lines(1, 3), big, *_lines(1, 6)]
+    src = _write(tmp_path / "h.jsonl", lines)
+    commit = imports._Run.commit
+    done: list[int] = []
+
+    def failing(self: imports._Run, prepared: object, mark: object, start_next: object) -> None:
+        if len(done) == stop_after:
+            raise KeyboardInterrupt
+        commit(self, prepared, mark, start_next)  # type: ignore[arg-type]
+        done.append(1)
+
+    monkeypatch.setattr(imports._Run, "commit", failing)
+    with open_writer() as store, pytest.raises(KeyboardInterrupt):
+        imports.import_file(store, src, "testbox")
+    monkeypatch.setattr(imports._Run, "commit", commit)
+    with open_writer() as store:
+        report = imports.import_file(store, src, "testbox")
+    assert report.resumed_from > 0
+    assert report.skipped == {"line over 64 MB": 1}, stop_after
+    assert len(_stored(recall_home)) == len(lines) - 1
