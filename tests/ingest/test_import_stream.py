@@ -258,27 +258,32 @@ def test_the_next_piece_is_parsed_while_sqlite_indexes_not_during_the_inserts() 
     assert events.count("parse 2") == events.count("parse 3") == 1
 
 
+def _import_stopped_after(src: Path, pieces: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Import `src` until `pieces` pieces are committed, then stop it as Ctrl-C would."""
+    commit = imports._Run.commit
+    done: list[int] = []
+
+    def failing(self: imports._Run, prepared: object, mark: object, start_next: object) -> None:
+        if len(done) == pieces:
+            raise KeyboardInterrupt
+        commit(self, prepared, mark, start_next)  # type: ignore[arg-type]
+        done.append(1)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(imports._Run, "commit", failing)
+        with open_writer() as store, pytest.raises(KeyboardInterrupt):
+            imports.import_file(store, src, "testbox")
+
+
 def test_an_import_stopped_by_an_error_keeps_the_pieces_it_committed(
     tmp_path: Path, recall_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     lines = _lines(sessions=3, turns=12)
     src = _write(tmp_path / "h.jsonl", lines)
     monkeypatch.setattr(imports, "PIECE_BYTES", 400)
-    commit = imports._Run.commit
-    done: list[int] = []
-
-    def failing(self: imports._Run, prepared: object, mark: object, start_next: object) -> None:
-        if len(done) == 3:
-            raise KeyboardInterrupt
-        commit(self, prepared, mark, start_next)  # type: ignore[arg-type]
-        done.append(1)
-
-    monkeypatch.setattr(imports._Run, "commit", failing)
-    with open_writer() as store, pytest.raises(KeyboardInterrupt):
-        imports.import_file(store, src, "testbox")
+    _import_stopped_after(src, 3, monkeypatch)
     kept = _stored(recall_home)
     assert 0 < len(kept) < len(lines)
-    monkeypatch.setattr(imports._Run, "commit", commit)
     with open_writer() as store:
         report = imports.import_file(store, src, "testbox")
     assert report.resumed_from > 0
@@ -297,19 +302,7 @@ def test_a_resumed_import_counts_a_passed_over_line_once(
     big = {"session": "s9", "role": "user", "text": "x " * 2000}
     lines = [*_lines(1, 3), big, *_lines(1, 6)]
     src = _write(tmp_path / "h.jsonl", lines)
-    commit = imports._Run.commit
-    done: list[int] = []
-
-    def failing(self: imports._Run, prepared: object, mark: object, start_next: object) -> None:
-        if len(done) == stop_after:
-            raise KeyboardInterrupt
-        commit(self, prepared, mark, start_next)  # type: ignore[arg-type]
-        done.append(1)
-
-    monkeypatch.setattr(imports._Run, "commit", failing)
-    with open_writer() as store, pytest.raises(KeyboardInterrupt):
-        imports.import_file(store, src, "testbox")
-    monkeypatch.setattr(imports._Run, "commit", commit)
+    _import_stopped_after(src, stop_after, monkeypatch)
     with open_writer() as store:
         report = imports.import_file(store, src, "testbox")
     assert report.resumed_from > 0
