@@ -106,6 +106,13 @@ def _chunks(items: list[Any], size: int = 500) -> Iterator[list[Any]]:
         yield items[i : i + size]
 
 
+def _rows_in(db: sqlite3.Connection, sql: str, values: list[Any]) -> Iterator[Any]:
+    """The rows of `sql`, whose `IN ({marks})` takes `values`, run a chunk at a time (well
+    under SQLite's variable limit)."""
+    for group in _chunks(values):
+        yield from db.execute(sql.format(marks=",".join("?" * len(group))), group)
+
+
 class _Scratch:
     """What the reader thread carries from piece to piece, in a private scratch database
     (SQLite's empty file name: on disk, deleted on close) rather than the store's
@@ -135,10 +142,8 @@ class _Scratch:
         counts: dict[int, int] = {}
         with self.lock:
             self.db.execute("BEGIN")
-            for group in _chunks(list(dict.fromkeys(ids))):
-                marks = ",".join("?" * len(group))
-                found = self.db.execute(f"SELECT key, n FROM seen WHERE key IN ({marks})", group)
-                counts.update(found)
+            sql = "SELECT key, n FROM seen WHERE key IN ({marks})"
+            counts.update(_rows_in(self.db, sql, list(dict.fromkeys(ids))))
             out = []
             for key in ids:
                 n = counts.get(key, 0)
@@ -157,14 +162,9 @@ class _Scratch:
         unnamed = [p for p in parsed.parts if not p.info.project]
         with self.lock:
             self.db.execute("BEGIN")
-            known: dict[tuple[str, str], str] = {}
-            for group in _chunks([p.info.session_id for p in unnamed]):
-                marks = ",".join("?" * len(group))
-                rows = self.db.execute(
-                    f"SELECT session, agent, project FROM projects WHERE session IN ({marks})",
-                    group,
-                )
-                known.update(((s, a), project) for s, a, project in rows)
+            sql = "SELECT session, agent, project FROM projects WHERE session IN ({marks})"
+            rows = _rows_in(self.db, sql, [p.info.session_id for p in unnamed])
+            known = {(s, a): project for s, a, project in rows}
             self.db.executemany(
                 "INSERT OR REPLACE INTO projects(session, agent, project) VALUES (?, ?, ?)",
                 [row for row in named if row[2]],
@@ -181,15 +181,8 @@ class _Scratch:
 def _first_seen(db: sqlite3.Connection, parsed: Parsed, stored: bool) -> set[tuple[str, str]]:
     """The sessions of `parsed` this run has not met before; notes them all as met."""
     ids = [(p.info.session_id, p.info.agent) for p in parsed.parts]
-    met: set[tuple[str, str]] = set()
-    for group in _chunks([s for s, _ in ids]):
-        marks = ",".join("?" * len(group))
-        met.update(
-            db.execute(
-                f"SELECT session, agent FROM temp.import_sessions WHERE session IN ({marks})",
-                group,
-            )
-        )
+    sql = "SELECT session, agent FROM temp.import_sessions WHERE session IN ({marks})"
+    met = set(_rows_in(db, sql, [s for s, _ in ids]))
     db.executemany(
         "INSERT INTO temp.import_sessions(session, agent, stored) VALUES (?, ?, ?)"
         " ON CONFLICT DO UPDATE SET stored = max(stored, excluded.stored)",
@@ -346,8 +339,7 @@ class _Run:
         """Commit one prepared piece (and the file's mark, in the same transaction);
         `start_next` is called as SQLite starts the piece's full-text pass."""
         parsed, marked = prepared
-        for reason, n in parsed.skipped.items():
-            self.report.skipped[reason] = self.report.skipped.get(reason, 0) + n
+        self.report.skipped = _added(self.report.skipped, parsed.skipped)
         with self.store.transaction() as db:
             first = _first_seen(db, parsed, stored=True)
             if self.replace:
