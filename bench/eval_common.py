@@ -73,6 +73,7 @@ class Variant:
             "scored": (fusion, "SCORED", lambda v: v == "1"),
             "kw_k": (fusion, "KEYWORD_K", float),
             "ms": (fusion, "MEANING_SHARE", float),
+            "speaker": (fusion, "SPEAKER_BONUS", float),
         }
         saved: list[tuple[Any, str, Any]] = []
         if self.settings.get("first_piece") == "1":  # as if only each message's first window
@@ -152,7 +153,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         help="name:key=value,... search settings (floor, rrf_k, kw_depth, sem_depth, "
-        "scored=0|1, kw_k, ms, sem_w, cal=0|1, mw, fusion, exact=0|1); repeatable; "
+        "scored=0|1, kw_k, ms, speaker, sem_w, cal=0|1, mw, fusion, exact=0|1); repeatable; "
         "default: recall's own",
     )
     p.add_argument(

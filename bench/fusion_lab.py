@@ -49,6 +49,7 @@ def capture(which: str, out: Path, argv: list[str]) -> int:
         by_message: bool = False,
         exact: int = 0,
         unseen: Any = None,
+        about: Any = None,
     ) -> Any:
         if by_message and len(lists) == 2:
             calls.append(
@@ -59,9 +60,10 @@ def capture(which: str, out: Path, argv: list[str]) -> int:
                     "decay": decay,
                     "exact": exact,
                     "unseen": unseen,
+                    "about": about,
                 }
             )
-        return fuse(lists, fusion, limit, decay, by_message, exact, unseen)
+        return fuse(lists, fusion, limit, decay, by_message, exact, unseen, about)
 
     def searched(question: str, *flags: str) -> list[dict[str, Any]]:
         calls.clear()
@@ -123,7 +125,16 @@ def fused(c: Capture, limit: int | None = None) -> list[Message]:
 
     lists = c["lists"]
     return _ids(
-        fuse(lists, c["fusion"], limit or c["limit"], c["decay"], True, c["exact"], c["unseen"])
+        fuse(
+            lists,
+            c["fusion"],
+            limit or c["limit"],
+            c["decay"],
+            True,
+            c["exact"],
+            c["unseen"],
+            c.get("about"),
+        )
     )
 
 

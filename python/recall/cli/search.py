@@ -182,6 +182,8 @@ def run(args: argparse.Namespace) -> int:
         print(wrap(f"{n:>2}. {title}", "    ")[4:])
         ref = reference(ids[r.session_id], r.message_index if args.messages else None)
         how = f"  matched {r.matched}" if r.matched else ""
+        if args.messages and r.role:
+            how += f"  said by the {r.role}"
         print(wrap(f"{where}  [{ref}]  score {r.score:.3g}{how}", "    "))
         print(highlight(r.snippet, color, "    ") + "\n")
     if footer := next_steps(answers + weaker, ids):

@@ -17,7 +17,7 @@ from typing import Any
 from recall.record import Record, replace
 from recall.search.query import Query, Term, has_cjk, match_all, match_any
 from recall.search.results import HL_END, HL_START, MAX_LIMIT, POOL, Filters, Result, SearchOutput
-from recall.search.sql import filter_sql, message_indexes, message_texts
+from recall.search.sql import filter_sql, message_indexes, message_roles, message_texts
 from recall.sqltext import like_literal
 from recall.timeutil import format_ts
 
@@ -258,7 +258,8 @@ def _search(
         ranked = distinct(ranked, lambda hits: _texts(db, hits), limit)
     ranked = ranked[:limit]
     _cut_snippets(db, ranked)
-    indexes = message_indexes(db, [(h.sid, h.position) for h in ranked])
+    at = [(h.sid, h.position) for h in ranked]
+    indexes, roles = message_indexes(db, at), message_roles(db, at)
     results = [
         Result(
             session_id=h.session_id,
@@ -270,8 +271,9 @@ def _search(
             score=round(float(h.score), 4),
             snippet=h.snippet or "",
             message_index=index,
+            role=role,
         )
-        for h, index in zip(ranked, indexes, strict=True)
+        for h, index, role in zip(ranked, indexes, roles, strict=True)
     ]
     n_exact = sum(1 for h in ranked if unit(h) in exact)
     _judge(db, query, ranked, [unit(h) in exact for h in ranked], results)

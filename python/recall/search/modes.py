@@ -23,6 +23,7 @@ from recall.search.keyword import KeywordHits, keyword_search
 from recall.search.query import STOPWORDS, Query, Term, excluded
 from recall.search.results import POOL, Filters, Result, SearchOutput
 from recall.search.source_sql import FileResult, MemoryResult, chunk_rows, memory_rows
+from recall.search.speaker import aimed_at
 from recall.search.typo import INDEXES
 
 if TYPE_CHECKING:
@@ -117,7 +118,10 @@ def run(
         return Outcome(SearchOutput(query.text, len(results), results), "semantic")
     hits, semantic = _both(db, encoder, asked, filters, messages)
     unseen = _unembedded(db, encoder.model_id, hits.results, messages)
-    results = fuse([hits.results, semantic], fusion, limit, decay, messages, hits.exact, unseen)
+    about = aimed_at(query.text) if messages else None
+    results = fuse(
+        [hits.results, semantic], fusion, limit, decay, messages, hits.exact, unseen, about
+    )
     output = SearchOutput(query.text, len(results), results)
     return Outcome(output, "hybrid")
 

@@ -39,6 +39,9 @@ class Result(Record):
     (`search.bar`); 0 from a peer that predates it."""
     weak: bool = False
     """Below the relevance bar (`search.bar`): shown after the answers, never to an agent."""
+    role: str = ""
+    """Who wrote the message: "user" or "assistant" (also "system" or "tool" where an
+    agent keeps them); "" for a title hit, a memory or file, or a peer that predates it."""
 
 
 class SearchOutput(Record):

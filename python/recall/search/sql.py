@@ -63,6 +63,17 @@ def message_indexes(db: sqlite3.Connection, at: list[tuple[int, int | None]]) ->
     )
 
 
+def message_roles(db: sqlite3.Connection, at: list[tuple[int, int | None]]) -> list[str]:
+    """For each `(session rowid, position)`, who wrote that message ("" for a None position)."""
+    roles = _per_message(
+        db,
+        at,
+        "SELECT m.session, m.position, m.role FROM want"
+        " JOIN messages m ON m.session = want.sid AND m.position = want.pos",
+    )
+    return [str(r or "") for r in roles]
+
+
 def message_texts(db: sqlite3.Connection, at: list[tuple[int, int | None]]) -> list[str | None]:
     """For each `(session rowid, position)`, that message's text."""
     return _per_message(

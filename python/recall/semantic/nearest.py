@@ -120,7 +120,7 @@ def _results(
     mrows = {
         r[0]: r[1:]
         for r in db.execute(
-            f"SELECT id, text, ts FROM messages WHERE id IN ({marks})",
+            f"SELECT id, text, ts, role FROM messages WHERE id IN ({marks})",
             messages,
         )
     }
@@ -143,6 +143,7 @@ def _results(
                 score=round(float(sim), 4),
                 snippet=snippet,
                 message_index=index,
+                role=str(m[2] or ""),
             )
         )
     return out

@@ -34,6 +34,7 @@ from recall.search.fusion import (
 from recall.search.query import Query
 from recall.search.rank import DEDUP_THRESHOLD
 from recall.search.results import Filters, Result, plain
+from recall.search.speaker import aimed_at
 from recall.team import bm25, judge, schema, terms
 from recall.team.connect import failure
 from recall.team.vectors import VectorBytes
@@ -304,24 +305,29 @@ def search(
     judged = [_legs(row, words, back) for row in rows]
     results = [_result(row, legs) for row, legs in zip(rows, judged, strict=True)]
     if p.hybrid and decay <= 0:
-        results = _calibrated(results, rows, judged)
+        about = aimed_at(query.text) if messages else None
+        results = _calibrated(results, rows, judged, about)
     keep = _accel.dedup([plain(r.snippet) for r in results], DEDUP_THRESHOLD)
     return [results[i] for i in keep][:limit]
 
 
 def _calibrated(
-    results: list[Result], rows: list[tuple[Any, ...]], judged: list[list[tuple[str, float]]]
+    results: list[Result],
+    rows: list[tuple[Any, ...]],
+    judged: list[list[tuple[str, float]]],
+    about: str | None = None,
 ) -> list[Result]:
     """The fused rows in local hybrid's order (`search.fusion.fuse`): with `SCORED`, each
     leg's hit adds its judgement (`fusion.leg_score`), else each leg's reciprocal rank
     scaled by how well that leg's hit matched (`leg_strength`) and the meaning list by
     `MEANING_WEIGHT`; exact hits first. SQL fused plain ranks, which a meaning neighbour
     near the background wins as often as an answer by words; the rows it returns (three
-    times the limit) are ordered again here."""
+    times the limit) are ordered again here; `about` as `fusion.scored` takes it."""
     scored = []
     for r, row, legs in zip(results, rows, judged, strict=True):
         kw_rank, vec_rank = row[16], row[17]
-        score = 0.0
+        said = about and fusion.SCORED and kw_rank is not None and r.role == about
+        score = fusion.SPEAKER_BONUS if said else 0.0
         for matched, relevance in legs:
             meaning = matched == bar.MEANING
             rank = vec_rank if meaning else kw_rank
@@ -365,7 +371,7 @@ def _final(q: _Sql, query: Query, p: _Plan, decay: float) -> None:
     q.add(
         f"(SELECT count(*) FROM {S}.messages x WHERE x.person = f.person AND "
         "x.computer = f.computer AND x.agent = f.agent AND x.session_id = f.session_id "
-        f"AND x.position < f.position), f.kw_rank, f.vec_rank FROM fused f {_JOIN} "
+        f"AND x.position < f.position), f.kw_rank, f.vec_rank, m.role FROM fused f {_JOIN} "
         f"JOIN {S}.messages m USING ({_KEY}, position) "
         "ORDER BY f.exact DESC, final DESC LIMIT %s",
         p.limit * 3,
@@ -397,6 +403,7 @@ def _result(row: tuple[Any, ...], legs: list[tuple[str, float]]) -> Result:
         score=float(f"{float(score):.6g}"),
         snippet=" ".join(str(text).split()),
         message_index=int(index),
+        role=str(row[18] or ""),
         matched=matched,
         relevance=relevance,
         weak=relevance < 1.0,
