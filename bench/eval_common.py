@@ -59,7 +59,7 @@ class Variant:
 
     @contextlib.contextmanager
     def applied(self) -> Iterator[None]:
-        from recall.search import fusion, modes
+        from recall.search import bar, fusion, modes
         from recall.semantic import nearest, vectors
 
         targets = {
@@ -74,6 +74,7 @@ class Variant:
             "kw_k": (fusion, "KEYWORD_K", float),
             "ms": (fusion, "MEANING_SHARE", float),
             "speaker": (fusion, "SPEAKER_BONUS", float),
+            "stems": (bar, "STEMS", lambda v: v == "1"),
         }
         saved: list[tuple[Any, str, Any]] = []
         if self.settings.get("first_piece") == "1":  # as if only each message's first window
@@ -153,8 +154,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         help="name:key=value,... search settings (floor, rrf_k, kw_depth, sem_depth, "
-        "scored=0|1, kw_k, ms, speaker, sem_w, cal=0|1, mw, fusion, exact=0|1); repeatable; "
-        "default: recall's own",
+        "scored=0|1, kw_k, ms, speaker, stems=0|1, sem_w, cal=0|1, mw, fusion, exact=0|1); "
+        "repeatable; default: recall's own",
     )
     p.add_argument(
         "--model",

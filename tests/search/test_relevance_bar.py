@@ -124,3 +124,44 @@ def test_relevance_is_comparable_across_queries(
     (weak,) = _search(capsys, "kubernetes", "helm", "chart", "values", "override")
     strong = _search(capsys, "kubernetes", "ingress", "controller")[0]
     assert float(str(weak["relevance"])) < 1.0 <= float(str(strong["relevance"]))
+
+
+@pytest.mark.parametrize(
+    ("asked", "said"),
+    [
+        ("camped", "we went camping by the lake"),
+        ("hiked", "hiking last week was hard"),
+        ("studies", "she will study nursing"),
+        ("planned", "the planning meeting"),
+        ("painting", "Melanie painted a sunrise"),
+    ],
+)
+def test_another_form_of_a_word_is_the_word(asked: str, said: str) -> None:
+    # the index's porter tokenizer finds "camping" for "camped"; the bar must not then
+    # judge that hit as holding none of the question's words
+    assert bar.coverage([asked, "zebra"], [1.0, 1.0], said) == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize(
+    ("asked", "said"),
+    [("painter", "she painted it"), ("cards", "the car park"), ("newest", "the news")],
+)
+def test_different_words_sharing_letters_are_not_the_word(asked: str, said: str) -> None:
+    assert bar.coverage([asked], [1.0], said) == 0.0
+
+
+def test_a_hit_for_another_form_of_the_words_is_an_answer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Asked about "camped", BM25 finds the message saying "camping": judged to hold it."""
+    lines = [
+        json.dumps({"session": "trip", "role": "user", "text": "We went camping at the glacier."}),
+        json.dumps({"session": "other", "role": "user", "text": "The glacier melts in summer."}),
+        json.dumps({"session": "river", "role": "user", "text": "Kayaking on the river."}),
+    ]
+    src = tmp_path / "trips.jsonl"
+    src.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert call(capsys, "ingest", "--format", "jsonl", str(src))[0] == 0
+    results = {r["session_id"]: r for r in _search(capsys, "camped", "glacier", "kayaking")}
+    assert results["trip"]["matched"] == "some words" and results["trip"]["weak"] is False
+    assert float(str(results["trip"]["relevance"])) > float(str(results["other"]["relevance"]))

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 import sqlite3
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from recall import _accel
@@ -62,18 +63,56 @@ def query_words(query: Query) -> list[str]:
     return list(dict.fromkeys(tokens))
 
 
-def holds(word: str, tokens: set[str], text: str = "") -> bool:
+def holds(
+    word: str, tokens: set[str], text: str = "", stems: Callable[[], set[str]] | None = None
+) -> bool:
     """Whether a text's `tokens` hold `word`, or a form of it ("limit", "limits",
     "limiting": one shares the other's first letters, 4 or more, and differs by a
-    suffix of at most 3); a CJK word is held when the text contains it."""
+    suffix of at most 3; with `STEMS`, "camped" and "camping", "hiked" and "hiking",
+    "studies" and "study": the same `stem`); a CJK word is held when the text contains it."""
     if word in tokens or (has_cjk(word) and word in text):
         return True
     if len(word) < 4:
         return False
-    return any(
+    if any(
         (t.startswith(word) or word.startswith(t)) and len(t) >= 4 and abs(len(t) - len(word)) <= 3
         for t in tokens
-    )
+    ):
+        return True
+    if not STEMS:
+        return False
+    root = stem(word)
+    if len(root) < 3:
+        return False
+    return root in (stems() if stems else {stem(t) for t in tokens})
+
+
+STEMS = True
+"""Whether `holds` counts two inflections of one word as the same word, as the index's
+porter tokenizer does when it finds them: a hit BM25 ranked first for "camping" when
+asked about "camped" held "none" of the question's words, so it was judged weak and sank
+in hybrid's fusion (docs/search-quality.md, "Inflections held")."""
+_DOUBLED = frozenset("bdfgmnprt")
+
+
+def stem(word: str) -> str:
+    """`word` without its English inflection (-s, -es, -ed, -ing, -ies/-ied as -y), a
+    doubled last consonant undone and a final e dropped: enough of porter's first step
+    for `holds` to tell two forms of a word apart from two words."""
+    w = word
+    if len(w) > 4 and w.endswith(("ies", "ied")):
+        w = w[:-3] + "y"
+    elif len(w) >= 6 and w.endswith("ing"):
+        w = w[:-3]
+    elif len(w) >= 5 and w.endswith(("ed", "sses", "xes", "zes", "ches", "shes")):
+        w = w[:-2]
+    elif len(w) >= 4 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        w = w[:-1]
+    if len(w) >= 4 and w[-1] == w[-2] and w[-1] in _DOUBLED:
+        w = w[:-1]
+    if len(w) >= 4 and w.endswith("e"):
+        w = w[:-1]
+    return w
 
 
 def rarity(db: sqlite3.Connection, words: list[str], table: str = "messages_fts") -> list[float]:
@@ -97,8 +136,16 @@ def coverage(words: list[str], weights: list[float], text: str) -> float:
         return 1.0
     low = text.lower()
     tokens = set(_accel.tokenize(low))
+    stems: set[str] | None = None
+
+    def stemmed() -> set[str]:
+        nonlocal stems
+        if stems is None:
+            stems = {stem(t) for t in tokens}
+        return stems
+
     pairs = zip(words, weights, strict=True)
-    return sum(w for word, w in pairs if holds(word, tokens, low)) / total
+    return sum(w for word, w in pairs if holds(word, tokens, low, stemmed)) / total
 
 
 def background(
