@@ -26,9 +26,11 @@ SESSION_FIELDS = {
     "matched",
     "relevance",
     "weak",
+    "role",
 }
 """The fields of a session result in `--json` (README, "Searching", plus `source`; `matched`,
-`relevance` and `weak` from the relevance bar, docs/search.md)."""
+`relevance` and `weak` from the relevance bar, docs/search.md; `role`, who wrote the
+message, search/speaker.py)."""
 
 
 def run(
