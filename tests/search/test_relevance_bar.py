@@ -134,6 +134,8 @@ def test_relevance_is_comparable_across_queries(
         ("studies", "she will study nursing"),
         ("planned", "the planning meeting"),
         ("painting", "Melanie painted a sunrise"),
+        ("coding", "the code review"),
+        ("running", "a run"),
     ],
 )
 def test_another_form_of_a_word_is_the_word(asked: str, said: str) -> None:
@@ -144,7 +146,16 @@ def test_another_form_of_a_word_is_the_word(asked: str, said: str) -> None:
 
 @pytest.mark.parametrize(
     ("asked", "said"),
-    [("painter", "she painted it"), ("cards", "the car park"), ("newest", "the news")],
+    [
+        ("painter", "she painted it"),
+        ("cards", "the car park"),
+        ("newest", "the news"),
+        ("notes", "I did not go"),
+        ("caring", "a car"),
+        ("coding", "cod and chips"),
+        ("hats", "I hate it"),
+        ("wines", "we win"),
+    ],
 )
 def test_different_words_sharing_letters_are_not_the_word(asked: str, said: str) -> None:
     assert bar.coverage([asked], [1.0], said) == 0.0
@@ -165,3 +176,28 @@ def test_a_hit_for_another_form_of_the_words_is_an_answer(
     results = {r["session_id"]: r for r in _search(capsys, "camped", "glacier", "kayaking")}
     assert results["trip"]["matched"] == "some words" and results["trip"]["weak"] is False
     assert float(str(results["trip"]["relevance"])) > float(str(results["other"]["relevance"]))
+
+
+def test_mcp_gives_the_answers_asked_for_when_a_weak_result_ranks_among_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The weak results are dropped from a list cut deeper than the agent's limit, so a
+    weak hit ranked first does not leave the agent with fewer answers than it asked for."""
+    from recall.peers import warm
+    from recall.search.modes import Outcome
+    from recall.search.request import SearchRequest
+    from recall.search.results import Result, SearchOutput
+
+    def hit(sid: str, weak: bool) -> Result:
+        return Result(sid, "a", None, "pc", None, None, 1.0, sid, weak=weak, relevance=0.5)
+
+    ranked = [hit("weak", True), hit("first", False), hit("second", False)]
+
+    def search(request: SearchRequest) -> tuple[Outcome, bool]:
+        found = ranked[: request.limit]
+        return Outcome(SearchOutput("q", len(found), found), "hybrid"), True
+
+    monkeypatch.setattr(warm, "search_here", search)
+    found = search_history({"query": "retry budget", "limit": 2})
+    assert [r["session_id"] for r in found["results"]] == ["first", "second"]
+    assert found["found"] == 2

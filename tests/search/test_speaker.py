@@ -29,6 +29,7 @@ from recall.search.speaker import USER, aimed_at
         "what did I ask about file names in the export?",
         "I’m sure I said which source to use for exchange rates",
         "MY gin-to-vermouth ratio",
+        "Iʼm sure I said it",  # U+02BC, as some keyboards type it
     ],
 )
 def test_a_question_in_the_first_person_is_about_the_user(question: str) -> None:
@@ -43,6 +44,16 @@ def test_a_question_in_the_first_person_is_about_the_user(question: str) -> None
         "why does the cache expire after ten minutes",
         "my_config my-app myself_test",  # identifiers that only start like "my"
         "don't retry on 4xx",
+        "what did the assistant tell me about the cache?",  # names the other side
+        "how did I fix the slow products endpoint?",  # a solution: the assistant's words
+        "why did I pick Redis over memcached?",
+        "what did I decide about Postgres?",
+        "what did u tell me",
+        "for i in range(10) off by one",  # a loop variable
+        "the I/O scheduler",
+        "my.cnf and ~/my/path",
+        "send it to me@example.com",
+        "i.e. the cache",
     ],
 )
 def test_other_questions_are_about_no_one_side(question: str) -> None:
@@ -77,6 +88,15 @@ def test_a_users_message_that_holds_none_of_the_words_is_not_lifted() -> None:
     meaning = [_message(2, "user", bar.MEANING, 1.2), _message(1, "assistant", bar.MEANING, 0.2)]
     out = fuse([words, meaning], "rrf", limit=5, by_message=True, about=USER)
     assert [(r.role, r.message_index) for r in out] == [("assistant", 1), ("user", 2)]
+
+
+def test_a_weak_hit_of_the_users_is_not_lifted_over_an_answer() -> None:
+    # the user's message holds one common word of the question: below the bar, it stays
+    # below the assistant's answer found by meaning
+    words = [_message(0, "user", bar.SOME, 0.3)]
+    meaning = [_message(1, "assistant", bar.MEANING, 1.4), _message(0, "user", bar.MEANING, 0.8)]
+    out = fuse([words, meaning], "rrf", limit=1, by_message=True, about=USER)
+    assert [(r.role, r.weak) for r in out] == [("assistant", False)]
 
 
 def test_sessions_are_not_reordered_by_who_wrote_their_best_message() -> None:

@@ -28,6 +28,11 @@ SCOPES = {
 CLI_SCOPES = list(SCOPES)[:5]
 MODES = ("keyword", "semantic", "hybrid")
 DEFAULT_RESULTS, MAX_RESULTS = 10, 50
+DEEPER = 3
+"""How much deeper than the agent's `limit` the search is cut before the weak results are
+dropped: cut first, a weak hit ranked among the first `limit` left the agent fewer
+answers than it asked for, though more stood below it (the ranking does not depend on
+the limit, so the answers kept are the first ones either way)."""
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 SEARCH = {
@@ -147,7 +152,7 @@ def search_history(args: dict[str, Any]) -> dict[str, Any]:
         project=_text(args.get("project")) or None,
         since=_day(args.get("since"), "since"),
         until=_day(args.get("until"), "until"),
-        limit=_count(args.get("limit")),
+        limit=min(MAX_RESULTS, _count(args.get("limit")) * DEEPER),
         messages=True,
         computers=with_team([], team),
     )
@@ -159,7 +164,8 @@ def search_history(args: dict[str, Any]) -> dict[str, Any]:
     except UsageError as exc:
         raise ToolError(str(exc)) from None
     out = outcome.output
-    out.results = [r for r in out.results if not r.weak]  # an agent gets answers only
+    # an agent gets answers only: the first `limit` of them, from a list cut deeper
+    out.results = [r for r in out.results if not r.weak][: _count(args.get("limit"))]
     out.found = len(out.results)
     for r in out.results:
         r.snippet = plain(r.snippet)

@@ -92,26 +92,58 @@ STEMS = True
 porter tokenizer does when it finds them: a hit BM25 ranked first for "camping" when
 asked about "camped" held "none" of the question's words, so it was judged weak and sank
 in hybrid's fusion (docs/search-quality.md, "Inflections held")."""
-_DOUBLED = frozenset("bdfgmnprt")
 
 
 def stem(word: str) -> str:
-    """`word` without its English inflection (-s, -es, -ed, -ing, -ies/-ied as -y), a
-    doubled last consonant undone and a final e dropped: enough of porter's first step
-    for `holds` to tell two forms of a word apart from two words."""
+    """`word` through the first step of Porter's stemmer (1980), the one the index's
+    tokenizer starts with: plurals (-s, -sses, -ies), -ed and -ing where a vowel is left,
+    with its "add an e" rules (hiking -> hike, coding -> code, not cod), and a final y as
+    i. Two words with one stem are forms of one word for `holds`; "notes" and "not",
+    "caring" and "car" stay apart."""
     w = word
-    if len(w) > 4 and w.endswith(("ies", "ied")):
-        w = w[:-3] + "y"
-    elif len(w) >= 6 and w.endswith("ing"):
-        w = w[:-3]
-    elif len(w) >= 5 and w.endswith(("ed", "sses", "xes", "zes", "ches", "shes")):
+    if w.endswith("sses") or w.endswith("ies"):
         w = w[:-2]
-    elif len(w) >= 4 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
+    elif w.endswith("s") and not w.endswith("ss") and len(w) > 3:
         w = w[:-1]
-    if len(w) >= 4 and w[-1] == w[-2] and w[-1] in _DOUBLED:
-        w = w[:-1]
-    if len(w) >= 4 and w.endswith("e"):
-        w = w[:-1]
+    if w.endswith("eed"):
+        if _measure(w[:-3]) > 0:
+            w = w[:-1]
+    else:
+        for suffix in ("ed", "ing"):
+            if w.endswith(suffix) and _has_vowel(w[: -len(suffix)]):
+                w = _after_ed_ing(w[: -len(suffix)])
+                break
+    if w.endswith("y") and _has_vowel(w[:-1]):
+        w = w[:-1] + "i"
+    return w
+
+
+def _consonant(w: str, i: int) -> bool:
+    if w[i] in "aeiou":
+        return False
+    return w[i] != "y" or i == 0 or not _consonant(w, i - 1)
+
+
+def _has_vowel(w: str) -> bool:
+    return any(not _consonant(w, i) for i in range(len(w)))
+
+
+def _measure(w: str) -> int:
+    """Porter's m: how many vowel-consonant runs `w` holds."""
+    kinds = "".join("c" if _consonant(w, i) else "v" for i in range(len(w)))
+    return kinds.count("vc") if kinds else 0
+
+
+def _after_ed_ing(w: str) -> str:
+    """A root left by -ed or -ing made whole again: conflat(ed) -> conflate, hopp(ing) ->
+    hop, hop(ing) -> hope."""
+    if w.endswith(("at", "bl", "iz")):
+        return w + "e"
+    if len(w) >= 2 and w[-1] == w[-2] and _consonant(w, len(w) - 1) and w[-1] not in "lsz":
+        return w[:-1]
+    short = len(w) >= 3 and _consonant(w, len(w) - 3) and not _consonant(w, len(w) - 2)
+    if short and _consonant(w, len(w) - 1) and w[-1] not in "wxy" and _measure(w) == 1:
+        return w + "e"
     return w
 
 
@@ -134,6 +166,14 @@ def coverage(words: list[str], weights: list[float], text: str) -> float:
     total = sum(weights)
     if not words or total <= 0:
         return 1.0
+    held = holder(text)
+    pairs = zip(words, weights, strict=True)
+    return sum(w for word, w in pairs if held(word)) / total
+
+
+def holder(text: str) -> Callable[[str], bool]:
+    """`holds` for one text, its words tokenized once and stemmed only when a word is not
+    found as it is."""
     low = text.lower()
     tokens = set(_accel.tokenize(low))
     stems: set[str] | None = None
@@ -144,8 +184,7 @@ def coverage(words: list[str], weights: list[float], text: str) -> float:
             stems = {stem(t) for t in tokens}
         return stems
 
-    pairs = zip(words, weights, strict=True)
-    return sum(w for word, w in pairs if holds(word, tokens, low, stemmed)) / total
+    return lambda word: holds(word, tokens, low, stemmed)
 
 
 def background(

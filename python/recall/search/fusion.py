@@ -75,15 +75,13 @@ times the bar is as sure as one at 3 times, and the cap keeps every fused score 
 `EXACT_BONUS`. Uncapped gave the same LoCoMo figures."""
 SPEAKER_BONUS = 0.5
 """What hybrid's `--messages` adds to a keyword hit written by the side a question is about
-(`search.speaker`): "what is my gin-to-vermouth ratio?" asks what the user said, and the
-assistant's reply that repeats it holds the same words and more of the topic. Only hits
-holding some of the question's words get it, so a user's message found by meaning alone
-is not lifted over the assistant's answer. Measured through the entry
-(docs/search-quality.md, "Whose words a question is about"): LongMemEval message
-recall@1 / @5 0.310 / 0.730 -> 0.418 / 0.804 (keyword 0.402 / 0.710); the agent
-decisions with "we" asked as "I", where the assistant holds most answers, 0.250 /
-0.920 -> 0.220 / 0.870 (keyword 0.220 / 0.710); 0.4 gave the same there and 0.413 /
-0.789 on LongMemEval."""
+(`search.speaker`), times how far the hit reaches toward the relevance bar: "what is my
+gin-to-vermouth ratio?" asks what the user said, and the assistant's reply that repeats
+it holds the same words and more of the topic. Only keyword hits get it, so a user's
+message found by meaning alone is not lifted over the assistant's answer. Measured
+through the entry (docs/search-quality.md, "Whose words a question is about"):
+LongMemEval message recall@1 / @5 0.324 / 0.738 -> 0.428 / 0.773 (keyword 0.402 /
+0.710); the agent decisions, and the same asked with "I" for "we", unchanged."""
 MIN_STRENGTH = 0.05
 """The least a judged hit's reciprocal rank is scaled by in the calibrated fusion."""
 EXACT_BONUS = 1.0
@@ -91,7 +89,8 @@ EXACT_BONUS = 1.0
 2/(RRF_K+1) and weighted ones at most 1, so shown scores fall down the list."""
 SCORED_BONUS = 2.0
 """`EXACT_BONUS` for hybrid's `SCORED` fusion, whose scores stay below 1 +
-`MEANING_SHARE` x `MEANING_CAP` = 1.9."""
+`MEANING_SHARE` x `MEANING_CAP` = 1.9 (2.4 with `SPEAKER_BONUS`), while an exact hit's own
+is at least 0.5 (every word held, within the keyword list's 10): 2.5 and up with it."""
 PRESETS = {
     "rrf": None,  # the default; with SCORED, hybrid's two legs are added, not ranked
     "weighted": (0.4, 0.6),
@@ -194,7 +193,9 @@ def scored(
     keyword hit the meaning leg could not have held (its session not embedded yet) gets
     what the meaning list gives its own hit at the same rank: ranked alike, not last.
     With `by_message`, a keyword hit whose role is `about` (`search.speaker`) gets
-    `SPEAKER_BONUS`."""
+    `SPEAKER_BONUS` times how far it reaches toward the relevance bar (all of it at the
+    bar): a user's message holding one common word of the question is not lifted over
+    the assistant's answer."""
     scores: dict[Key, float] = {}
     words, meaning = lists
     for rank, r in enumerate(words):
@@ -207,8 +208,9 @@ def scored(
         k = key(r, by_message)
         scores[k] = scores.get(k, 0.0) + leg_score(False, r.matched, r.relevance, rank)
     if by_message and about:
-        for k in {key(r, True) for r in words if r.role == about}:
-            scores[k] += SPEAKER_BONUS
+        said = {key(r, True): min(1.0, r.relevance) for r in words if r.role == about}
+        for k, toward_the_bar in said.items():
+            scores[k] += SPEAKER_BONUS * toward_the_bar
     return scores
 
 

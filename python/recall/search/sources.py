@@ -86,20 +86,6 @@ def _words(query: Query) -> list[str]:
     return list(dict.fromkeys(meant))
 
 
-def _holds(word: str, tokens: set[str]) -> bool:
-    """Whether a text's `tokens` hold `word`, or a form of it ("limit", "limits",
-    "limiting": one shares the other's first letters, 4 or more, and differs by a
-    suffix of at most 3)."""
-    if word in tokens:
-        return True
-    if len(word) < 4:
-        return False
-    return any(
-        (t.startswith(word) or word.startswith(t)) and len(t) >= 4 and abs(len(t) - len(word)) <= 3
-        for t in tokens
-    )
-
-
 def held(query: Query, results: list[Result]) -> list[int]:
     """For each result, in order, how many of the query's words its text holds, made
     non-increasing down the list: a tier never lifts a result above one its own source
@@ -109,8 +95,8 @@ def held(query: Query, results: list[Result]) -> list[int]:
     tiers: list[int] = []
     floor = len(words)
     for r in results:
-        tokens = set(_accel.tokenize(f"{r.title or ''} {_text(r)}".lower()))
-        floor = min(floor, sum(1 for w in words if _holds(w, tokens)))
+        has = bar.holder(f"{r.title or ''} {_text(r)}")
+        floor = min(floor, sum(1 for w in words if has(w)))
         tiers.append(floor)
     return tiers
 

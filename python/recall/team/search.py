@@ -326,8 +326,9 @@ def _calibrated(
     scored = []
     for r, row, legs in zip(results, rows, judged, strict=True):
         kw_rank, vec_rank = row[16], row[17]
-        said = about and fusion.SCORED and kw_rank is not None and r.role == about
-        score = fusion.SPEAKER_BONUS if said else 0.0
+        worded = max((rel for matched, rel in legs if matched != bar.MEANING), default=0.0)
+        said = fusion.SCORED and kw_rank is not None and r.role == about
+        score = fusion.SPEAKER_BONUS * min(1.0, worded) if about and said else 0.0
         for matched, relevance in legs:
             meaning = matched == bar.MEANING
             rank = vec_rank if meaning else kw_rank
