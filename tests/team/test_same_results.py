@@ -80,6 +80,26 @@ def _compare(conv: Any, mode: str, sessions: int) -> tuple[float, float, float, 
     return overlap / n, first / n, gold_local / n, gold_team / n
 
 
+def _assert_limit_free(conv: Any, mode: str, sessions: int) -> None:
+    """The team's first k results are the first k of a search for more, by session and by
+    message: an agent asking for 3 gets the same best answers as a person asking for 10."""
+    from recall.search.request import SearchRequest
+    from recall.team.ask import ask
+
+    asked = [q for q, ev in loc.questions(conv) if all(s <= sessions for s, _ in ev)]
+    for question in asked[:25]:
+        for messages in (False, True):
+            ranked = {}
+            for limit in (1, 3, 10):
+                request = SearchRequest(
+                    text=question["question"], mode=mode, limit=limit, messages=messages
+                )
+                found = ask(request, ["team"])[0].output.results
+                ranked[limit] = [(r.session_id, r.message_index, r.score) for r in found]
+            for k in (1, 3):
+                assert ranked[10][:k] == ranked[k], (question["question"], messages, k)
+
+
 def test_team_keyword_search_finds_what_local_keyword_search_finds(
     team: Team, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -88,6 +108,7 @@ def test_team_keyword_search_finds_what_local_keyword_search_finds(
     overlap, first, local, theirs = _compare(conv, "keyword", 19)
     assert overlap >= 0.80 and first >= 0.80, (overlap, first)
     assert abs(local - theirs) <= 0.03, (local, theirs)
+    _assert_limit_free(conv, "keyword", 19)
 
 
 @pytest.mark.real_model
@@ -98,3 +119,4 @@ def test_team_hybrid_search_finds_what_local_hybrid_search_finds(
     overlap, first, local, theirs = _compare(conv, "hybrid", 8)
     assert overlap >= 0.85 and first >= 0.80, (overlap, first)
     assert abs(local - theirs) <= 0.05, (local, theirs)
+    _assert_limit_free(conv, "hybrid", 8)

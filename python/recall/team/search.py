@@ -46,10 +46,12 @@ if TYPE_CHECKING:
 S = schema.SCHEMA
 TEAM_PREFIX = "team:"
 """Team results carry `team:PERSON@COMPUTER` as their computer."""
-KEYWORD_DEPTH = 1
-SEMANTIC_DEPTH = 3
-"""As `search.modes`: in hybrid, the keyword list holds the results wanted (at least 10 of
-them), the semantic list three times (at least 30)."""
+HYBRID_KEYWORD, HYBRID_SEMANTIC = 10, 30
+"""As `search.modes`: hybrid's keyword list holds 10 and its semantic list 30, whatever
+the limit, and every candidate is ordered (`_calibrated`) before the cut, so the first
+results do not depend on how many are asked for. The lists used to grow with the limit
+and the fused rows were cut at three times it by plain RRF first, so a search for 1
+could miss the result a search for 10 put first."""
 SNIPPET_CHARS = 220
 HEADLINE = "StartSel=\x02, StopSel=\x03, MaxWords=24, MinWords=10, MaxFragments=1"
 TITLE_LIFT = 0.5
@@ -66,6 +68,8 @@ TITLE_AVGDL = 8.0
 """The mean title length BM25 assumes for titles (in words)."""
 _KEY = "person, computer, agent, session_id"
 _JOIN = f"JOIN {S}.sessions s USING ({_KEY})"
+_TIES = "k.person, k.computer, k.agent, k.session_id, k.position"
+"""Equal scores in a fixed order, so a search for fewer results cuts the same list."""
 
 
 class TeamFilters(Record):
@@ -133,6 +137,10 @@ class _Plan(Record):
     kw_depth: int
     sem_depth: int
     hybrid: bool
+    rows: int
+    """The fused rows the SQL returns, best first by plain RRF or decay."""
+    enough: int
+    """Strict (every-word) hits below this many bring in the any-word fallback."""
 
 
 def _keyword(q: _Sql, query: Query, f: TeamFilters, p: _Plan, w: bm25.Weights) -> None:
@@ -155,7 +163,7 @@ def _keyword(q: _Sql, query: Query, f: TeamFilters, p: _Plan, w: bm25.Weights) -
         q.extend(cond[0], cond[1])
         _filters(q, f, ts)
         if name == "loose" and strict is not None:  # the fallback, only when needed
-            q.add(f" AND (SELECT count(DISTINCT ({p.unit})) FROM strict) < %s", p.limit)
+            q.add(f" AND (SELECT count(DISTINCT ({p.unit})) FROM strict) < %s", p.enough)
         q.add(" LIMIT %s) c ORDER BY r DESC LIMIT %s), ", CANDIDATES, p.window)
         legs.append(name)
     q.add(f"titled AS MATERIALIZED (SELECT {_KEY}, ")
@@ -176,7 +184,7 @@ def _keyword(q: _Sql, query: Query, f: TeamFilters, p: _Plan, w: bm25.Weights) -
         f"kw_best AS (SELECT DISTINCT ON ({p.unit}) * FROM kw_all "
         f"ORDER BY {p.unit}, tier DESC, r DESC), "
         f"kw AS (SELECT k.*, k.r + {lift} AS score, "
-        f"row_number() OVER (ORDER BY k.tier DESC, k.r + {lift} DESC) AS rank "
+        f"row_number() OVER (ORDER BY k.tier DESC, k.r + {lift} DESC, {_TIES}) AS rank "
         f"FROM kw_best k LEFT JOIN titled t USING ({_KEY}) ORDER BY rank LIMIT %s), ",
         p.kw_depth,
     )
@@ -273,14 +281,14 @@ def search(
     """
     import psycopg
 
-    p = _Plan(
-        unit=_KEY + (", position" if messages else ""),
-        limit=limit,
-        window=max(limit * 10, 100),
-        kw_depth=max(limit, 10) * KEYWORD_DEPTH if vector is not None else limit * 3,
-        sem_depth=max(limit * SEMANTIC_DEPTH, 30),
-        hybrid=keyword and vector is not None,
-    )
+    hybrid = keyword and vector is not None
+    unit = _KEY + (", position" if messages else "")
+    if hybrid:
+        depths = (HYBRID_KEYWORD, HYBRID_SEMANTIC)
+        p = _Plan(unit, limit, 100, *depths, True, sum(depths), HYBRID_KEYWORD)
+    else:
+        window, depth = max(limit * 10, 100), limit * 3
+        p = _Plan(unit, limit, window, depth, max(depth, 30), False, depth, limit)
     try:
         with conn.transaction():
             q = _Sql().add("WITH ")
@@ -374,8 +382,8 @@ def _final(q: _Sql, query: Query, p: _Plan, decay: float) -> None:
         "x.computer = f.computer AND x.agent = f.agent AND x.session_id = f.session_id "
         f"AND x.position < f.position), f.kw_rank, f.vec_rank, m.role FROM fused f {_JOIN} "
         f"JOIN {S}.messages m USING ({_KEY}, position) "
-        "ORDER BY f.exact DESC, final DESC LIMIT %s",
-        p.limit * 3,
+        f"ORDER BY f.exact DESC, final DESC, {_TIES.replace('k.', 'f.')} LIMIT %s",
+        p.rows,
     )
 
 
