@@ -12,6 +12,11 @@ The same metrics are reported: session recall_all@k and ndcg_any@k, message
 recall@k.
 
     python bench/eval_decisions.py [--modes keyword] [--variant ...] [--json out.json]
+
+`--as-i` asks every question with "I" and "my" for "we" and "our" ("how did I fix
+the slow products API endpoint?"): coding-agent users say "I" for what the agent
+did, and the answers stay the assistant's (docs/search-quality.md, "Whose words a
+question is about").
 """
 
 from __future__ import annotations
@@ -86,6 +91,13 @@ class Corpus:
         return "\n".join(lines) + "\n"
 
 
+def first_person(question: str) -> str:
+    """`question` asked by one person: "we" as "I", "our" as "my", "us" as "me"."""
+    for plural, singular in (("we", "I"), ("our", "my"), ("us", "me")):
+        question = re.sub(rf"\b{plural}\b", singular, question)
+    return question
+
+
 def score_all(
     corpus: Corpus,
     modes: list[str],
@@ -128,12 +140,15 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--data", type=Path, default=DATA)
     p.add_argument("--no-distractors", action="store_true", help="leave the fixtures out")
+    p.add_argument("--as-i", action="store_true", help='ask with "I"/"my" for "we"/"our"')
     ec.add_arguments(p)
     args = p.parse_args(argv)
     from recall.semantic.cache import VectorCache
 
     ec.use_model(args.model)
     corpus = Corpus(args.data.read_text(encoding="utf-8"))
+    if args.as_i:
+        corpus.questions = {q: first_person(text) for q, text in corpus.questions.items()}
     modes = ec.modes_of(args)
     variants = [ec.Variant("default:")] + [ec.Variant(v) for v in args.variant]
     extra = ec.extra_flags(args)
