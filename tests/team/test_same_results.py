@@ -80,24 +80,28 @@ def _compare(conv: Any, mode: str, sessions: int) -> tuple[float, float, float, 
     return overlap / n, first / n, gold_local / n, gold_team / n
 
 
-def _assert_limit_free(conv: Any, mode: str, sessions: int) -> None:
+def _assert_limit_free(conv: Any, mode: str, sessions: int, decay: float = 0.0) -> None:
     """The team's first k results are the first k of a search for more, by session and by
-    message: an agent asking for 3 gets the same best answers as a person asking for 10."""
+    message: an agent asking for 3 gets the same best answers as a person asking for 10
+    or 30 (under decay, ids only: scores move with the clock)."""
     from recall.search.request import SearchRequest
     from recall.team.ask import ask
 
     asked = [q for q, ev in loc.questions(conv) if all(s <= sessions for s, _ in ev)]
-    for question in asked[:25]:
+    for question in asked[:20]:
         for messages in (False, True):
             ranked = {}
-            for limit in (1, 3, 10):
+            for limit in (1, 3, 10, 30):
                 request = SearchRequest(
-                    text=question["question"], mode=mode, limit=limit, messages=messages
-                )
+                    text=question["question"], mode=mode, limit=limit, messages=messages,
+                    decay=decay,
+                )  # fmt: skip
                 found = ask(request, ["team"])[0].output.results
-                ranked[limit] = [(r.session_id, r.message_index, r.score) for r in found]
-            for k in (1, 3):
-                assert ranked[10][:k] == ranked[k], (question["question"], messages, k)
+                ranked[limit] = [
+                    (r.session_id, r.message_index, None if decay else r.score) for r in found
+                ]
+            for k in (1, 3, 10):
+                assert ranked[30][:k] == ranked[k], (question["question"], messages, k)
 
 
 def test_team_keyword_search_finds_what_local_keyword_search_finds(
@@ -109,6 +113,7 @@ def test_team_keyword_search_finds_what_local_keyword_search_finds(
     assert overlap >= 0.80 and first >= 0.80, (overlap, first)
     assert abs(local - theirs) <= 0.03, (local, theirs)
     _assert_limit_free(conv, "keyword", 19)
+    _assert_limit_free(conv, "keyword", 19, decay=0.05)
 
 
 @pytest.mark.real_model
@@ -120,3 +125,4 @@ def test_team_hybrid_search_finds_what_local_hybrid_search_finds(
     assert overlap >= 0.85 and first >= 0.80, (overlap, first)
     assert abs(local - theirs) <= 0.05, (local, theirs)
     _assert_limit_free(conv, "hybrid", 8)
+    _assert_limit_free(conv, "semantic", 8, decay=0.05)

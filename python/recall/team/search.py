@@ -31,9 +31,10 @@ from recall.search.fusion import (
     leg_strength,
     reciprocal,
 )
+from recall.search.modes import SEMANTIC_POOL
 from recall.search.query import Query
 from recall.search.rank import DEDUP_THRESHOLD
-from recall.search.results import Filters, Result, plain
+from recall.search.results import POOL, Filters, Result, plain
 from recall.search.speaker import aimed_at
 from recall.team import bm25, judge, schema, terms
 from recall.team.connect import failure
@@ -49,9 +50,10 @@ TEAM_PREFIX = "team:"
 HYBRID_KEYWORD, HYBRID_SEMANTIC = 10, 30
 """As `search.modes`: hybrid's keyword list holds 10 and its semantic list 30, whatever
 the limit, and every candidate is ordered (`_calibrated`) before the cut, so the first
-results do not depend on how many are asked for. The lists used to grow with the limit
-and the fused rows were cut at three times it by plain RRF first, so a search for 1
-could miss the result a search for 10 put first."""
+results do not depend on how many are asked for; a mode of one list ranks `POOL`
+(keyword, decayed or not) or `SEMANTIC_POOL` (meaning) of them, as local search does.
+The lists used to grow with the limit and the fused rows were cut at three times it by
+plain RRF first, so a search for 1 could miss the result a search for 10 put first."""
 SNIPPET_CHARS = 220
 HEADLINE = "StartSel=\x02, StopSel=\x03, MaxWords=24, MinWords=10, MaxFragments=1"
 TITLE_LIFT = 0.5
@@ -140,7 +142,8 @@ class _Plan(Record):
     rows: int
     """The fused rows the SQL returns, best first by plain RRF or decay."""
     enough: int
-    """Strict (every-word) hits below this many bring in the any-word fallback."""
+    """Strict (every-word) hits below this many bring in the any-word fallback (`POOL`, as
+    locally)."""
 
 
 def _keyword(q: _Sql, query: Query, f: TeamFilters, p: _Plan, w: bm25.Weights) -> None:
@@ -285,10 +288,11 @@ def search(
     unit = _KEY + (", position" if messages else "")
     if hybrid:
         depths = (HYBRID_KEYWORD, HYBRID_SEMANTIC)
-        p = _Plan(unit, limit, 100, *depths, True, sum(depths), HYBRID_KEYWORD)
-    else:
-        window, depth = max(limit * 10, 100), limit * 3
-        p = _Plan(unit, limit, window, depth, max(depth, 30), False, depth, limit)
+        p = _Plan(unit, limit, 100, *depths, True, sum(depths), POOL)
+    else:  # one list, ranked as deep as local ranks it whatever the limit
+        kw_depth, sem_depth = max(POOL, limit), max(SEMANTIC_POOL, limit)
+        returned = kw_depth if keyword else sem_depth
+        p = _Plan(unit, limit, 10 * kw_depth, kw_depth, sem_depth, False, returned, POOL)
     try:
         with conn.transaction():
             q = _Sql().add("WITH ")
