@@ -333,8 +333,8 @@ def _calibrated(
     leg's hit adds its judgement (`fusion.leg_score`), else each leg's reciprocal rank
     scaled by how well that leg's hit matched (`leg_strength`) and the meaning list by
     `MEANING_WEIGHT`; exact hits first. SQL fused plain ranks, which a meaning neighbour
-    near the background wins as often as an answer by words; the rows it returns (three
-    times the limit) are ordered again here; `about` as `fusion.scored` takes it."""
+    near the background wins as often as an answer by words; every row it returns
+    (all of hybrid's candidates) is ordered again here; `about` as `fusion.scored` takes it."""
     scored = []
     for r, row, legs in zip(results, rows, judged, strict=True):
         kw_rank, vec_rank = row[16], row[17]
