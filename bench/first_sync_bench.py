@@ -12,6 +12,9 @@ index every half second):
 
 - **import**: from the start until sync says keyword search works (its
   "Keyword search works now" line; everything is keyword-searchable);
+- **month searchable**: until every message of the sessions active in the newest
+  `--days` days is searchable by meaning, whole or, where the run's first pass
+  read it so (semantic/firstpass.py), from its opening;
 - **month ready**: until every session active in the newest `--days` days of
   the history is embedded whole (what `recall status` reports as "every session
   since ... is embedded"), measured from the start and from the end of the
@@ -71,9 +74,10 @@ def env_for(home: Path, data: Path) -> dict[str, str]:
     return env
 
 
-def month_pending(db_path: Path, model: str, days: float) -> tuple[int, int] | None:
-    """(messages, of them not embedded) in sessions active in the newest `days` days of
-    the history; None while the index is not there yet."""
+def month_pending(db_path: Path, model: str, days: float) -> tuple[int, int, int] | None:
+    """(messages, of them not embedded whole, of them not searchable by meaning at all)
+    in sessions active in the newest `days` days of the history (a message the first
+    pass read from its opening is searchable, not whole); None while there is no index."""
     if not db_path.exists():
         return None
     try:
@@ -95,7 +99,14 @@ def month_pending(db_path: Path, model: str, days: float) -> tuple[int, int] | N
             " JOIN embedded e ON e.message = m.id AND e.model = ? WHERE s.ended_at >= ?",
             (model, since),
         ).fetchone()
-        return int(total), int(total) - int(done)
+        (opened,) = db.execute(
+            "SELECT count(*) FROM messages m JOIN sessions s ON s.id = m.session"
+            " JOIN chunks c ON c.message = m.id AND c.model = ? AND c.piece = -1"
+            " WHERE s.ended_at >= ? AND NOT EXISTS"
+            " (SELECT 1 FROM embedded e WHERE e.message = m.id AND e.model = c.model)",
+            (model, since),
+        ).fetchone()
+        return int(total), int(total) - int(done), int(total) - int(done) - int(opened)
     except sqlite3.Error:  # mid-migration, or the table not made yet
         return None
     finally:
@@ -150,9 +161,9 @@ def watch(args: argparse.Namespace) -> dict[str, Any]:
 
         reader = threading.Thread(target=read, daemon=True)
         reader.start()
-        imported = month = None
+        imported = month = searchable = None
         month_size = 0
-        cpu_imported = cpu_month = 0.0
+        cpu_imported = cpu_month = cpu_searchable = 0.0
         while proc.poll() is None:
             time.sleep(0.5)
             if imported is None:
@@ -161,6 +172,9 @@ def watch(args: argparse.Namespace) -> dict[str, Any]:
                     cpu_imported = cpu_seconds(proc.pid)
                 continue
             state = month_pending(data / "recall.db", model, args.days)
+            if state is not None and state[2] == 0 and searchable is None:
+                searchable = time.perf_counter() - start
+                cpu_searchable = cpu_seconds(proc.pid)
             if state is not None and state[1] == 0 and month is None:
                 month, month_size = time.perf_counter() - start, state[0]
                 cpu_month = cpu_seconds(proc.pid)
@@ -175,6 +189,7 @@ def watch(args: argparse.Namespace) -> dict[str, Any]:
             state = month_pending(data / "recall.db", model, args.days)
             if state is not None and state[1] == 0:
                 month, month_size = whole, state[0]
+        searchable = searchable if searchable is not None else month
         status = subprocess.run(
             [sys.executable, "-m", "recall", "status", "--json"],
             env=env,
@@ -191,6 +206,13 @@ def watch(args: argparse.Namespace) -> dict[str, Any]:
         messages=messages,
         month_messages=month_size,
         import_s=round(imported, 1) if imported is not None else None,
+        month_searchable_s=round(searchable, 1) if searchable is not None else None,
+        month_searchable_after_import_s=(
+            round(searchable - imported, 1) if searchable and imported else None
+        ),
+        month_searchable_after_import_cpu_s=(
+            round(cpu_searchable - cpu_imported, 1) if cpu_searchable else None
+        ),
         month_ready_s=round(month, 1) if month is not None else None,
         month_after_import_s=round(month - imported, 1) if month and imported else None,
         month_after_import_cpu_s=round(cpu_month - cpu_imported, 1) if cpu_month else None,

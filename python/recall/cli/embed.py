@@ -66,8 +66,11 @@ class Meter:
         rate = tick.chunks / tick.seconds if tick.seconds > 0 else 0.0
         left = tick.total_chars - tick.chars
         eta = tick.seconds * left / tick.chars if tick.chars else 0.0
+        what = "Embedding"
+        if tick.opening:  # the first pass over the month (semantic/firstpass.py)
+            what = f"First pass, the newest month from each message's first {tick.opening} chars:"
         self._draw(
-            f"Embedding {tick.messages:,}/{tick.total:,} messages, {tick.chunks:,} chunks, "
+            f"{what} {tick.messages:,}/{tick.total:,} messages, {tick.chunks:,} chunks, "
             f"{rate:.1f} chunks/s, ETA {duration(eta)}"
         )
 
@@ -119,16 +122,28 @@ def summary_line(report: Any) -> str:
     if not report.messages:
         return f"nothing new to embed; the index holds {report.indexed} chunks"
     rate = report.chunks / report.seconds if report.seconds > 0 else 0.0
-    return (
+    line = (
         f"embedded {report.messages} messages as {report.chunks} chunks with {report.model} "
         f"in {report.seconds:.1f}s ({rate:.1f} chunks/s); index holds {report.indexed} chunks"
     )
+    if report.skimmed:
+        line += (
+            f"; a first pass read {report.skimmed} messages of the newest month"
+            f" from their first {report.opening} characters"
+        )
+    return line
 
 
 def stopped_line(report: Any) -> str:
     """What an interrupted run kept, and how to go on."""
+    first = (
+        f" (after a first pass over the newest month that read {report.skimmed} from their"
+        f" first {report.opening} characters: `recall status` says what is searchable)"
+        if report.skimmed
+        else ""
+    )
     return (
-        f"stopped: embedded {report.messages} of {report.total} messages "
+        f"stopped: embedded {report.messages} of {report.total} messages{first} "
         f"({report.chunks} chunks) in {report.seconds:.1f}s; "
         "`recall embed` (or the next `recall sync`) embeds the rest"
     )

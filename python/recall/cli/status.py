@@ -127,6 +127,8 @@ def semantic(db: sqlite3.Connection) -> dict[str, Any]:
         "share": round(done / cover.messages, 4) if cover.messages else 1.0,
         "complete_since": format_ts(cover.complete_since),
         "newest_pending": format_ts(cover.newest_pending),
+        "skimmed": cover.skimmed,
+        "searchable_since": format_ts(cover.searchable_since),
     }
 
 
@@ -144,6 +146,13 @@ def semantic_line(info: dict[str, Any]) -> str:
         return line
     if info["complete_since"]:
         line += f"; every session since {day(info['complete_since'])[:10]} is embedded"
+    if info["skimmed"]:
+        since = info["searchable_since"]
+        line += (
+            f"; every session since {day(since)[:10]} is searchable by meaning,"
+            if since
+            else ";"
+        ) + f" {info['skimmed']:,} messages from their opening until read whole"
     return line + (
         f"; {info['pending']:,} messages to embed, back from"
         f" {day(info['newest_pending'])[:10]} (`recall embed`, `recall sync` or the daemon)"

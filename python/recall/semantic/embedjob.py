@@ -13,8 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from recall.record import Record
-from recall.semantic import index, vectors
-from recall.semantic.meaning import worth_embedding
+from recall.semantic import firstpass, index, vectors
 
 if TYPE_CHECKING:
     import numpy as np
@@ -36,9 +35,6 @@ GROUP_CHARS = 16_000
 onnxruntime calls): progress is reported after each group."""
 FIRST_GROUP_CHARS = 2_000
 """The run's first group is small, so a rate (and an ETA) is known within a second or two."""
-MAX_PIECES = 16
-"""Window-sized pieces embedded per message (~4,000 tokens, ~16 kB of prose); the rest
-of a longer message (a pasted log, a dump) stays keyword-searchable only."""
 
 
 class Tick(Record):
@@ -51,6 +47,9 @@ class Tick(Record):
     """Characters of message text embedded so far (the ETA's measure of work)."""
     total_chars: int
     seconds: float
+    opening: int = 0
+    """While the first pass over the month runs: the characters read from each message's
+    opening (`firstpass.py`); 0 while messages are read whole."""
 
 
 Progress = Callable[[Tick], None]
@@ -67,6 +66,10 @@ class EmbedReport(Record):
     """Messages that were pending when the run started (within `limit`)."""
     interrupted: bool = False
     """Stopped by Ctrl-C: batches committed so far are kept, the index is not refreshed."""
+    skimmed: int = 0
+    """Messages of the newest month the first pass read from their opening."""
+    opening: int = 0
+    """Characters the first pass read from each opening (0: no first pass ran)."""
 
 
 def embed_pending(
@@ -80,6 +83,9 @@ def embed_pending(
     """Embed every message of `roles` that `encoder`'s model has not seen, the newest
     sessions first (`vectors.pending_batches`); refresh the index.
 
+    After the first batch, when its rate says the newest month would not be
+    embedded within `firstpass.SECONDS`, the month is first read from each
+    message's opening (`firstpass.py`); a run with a `limit` reads whole only.
     Ctrl-C (KeyboardInterrupt) ends the run between or inside batches: what was
     committed stays, the batch under way is rolled back, and the report says so.
     """
@@ -88,42 +94,34 @@ def embed_pending(
     report = EmbedReport(model=model)
     total, chars = vectors.pending_size(store.conn, model, roles, limit)
     report.total = total
-    tick = Tick(0, total, 0, 0, chars, 0.0)
-
-    def advance(chunks: int, chars: int) -> None:
-        tick.chunks += chunks
-        tick.chars += chars
-        tick.seconds = time.perf_counter() - started
-        if progress:
-            progress(tick)
-
-    if progress:
-        progress(tick)
+    run = _Run(encoder, cache, progress, Tick(0, total, 0, 0, chars, 0.0))
+    run.report()
     (kept,) = store.conn.execute("PRAGMA cache_size").fetchone()
     store.conn.execute(f"PRAGMA cache_size=-{PAGE_CACHE_KIB}")
     try:
+        planned = limit is not None
         for batch in vectors.pending_batches(store.conn, model, roles, BATCH_MESSAGES):
             batch = batch[: total - report.messages]
             if not batch:
                 break
-            rows: list[tuple[int, int, int, int]] = []
-            texts: list[str] = []
-            for msg, text in batch:
-                if not worth_embedding(text):  # "ok", "." (meaning.py): done, no vector
-                    continue
-                for piece, (start, end) in enumerate(encoder.split(text)[:MAX_PIECES]):
-                    if worth_embedding(text[start:end]):  # a last piece may be only "``"
-                        rows.append((msg, piece, start, end))
-                        texts.append(text[start:end])
+            rows = [row for msg, text in batch for row in firstpass.pieces(encoder, msg, text)]
+            whole = dict(batch)
+            texts = [whole[msg][start:end] for msg, _, start, end in rows]
             skipped = sum(len(t) for _, t in batch) - sum(len(t) for t in texts)
-            vecs, hits = _embed_groups(encoder, texts, cache, advance, tick.chunks == 0)
+            vecs, hits = run.embed(texts)
             with store.transaction() as db:
                 vectors.store(db, model, [m for m, _ in batch], rows, vecs)
             report.messages += len(batch)
             report.chunks += len(rows)
             report.cached += hits
-            tick.messages = report.messages
-            advance(0, max(0, skipped))
+            run.tick.messages = report.messages
+            run.advance(0, max(0, skipped))
+            if not planned:
+                planned = True
+                _first_pass(store, run, roles, report, time.perf_counter() - started)
+        if vectors.has_openings(store.conn, model):
+            with store.transaction() as db:
+                vectors.drop_read_openings(db, model)
         if report.chunks or vectors.stats(store.conn, model).chunks:
             report.indexed = index.build(store.conn, model, _dims(encoder, store, model))
     except KeyboardInterrupt:  # an index build stopped half-way leaves the old one in place
@@ -134,13 +132,68 @@ def embed_pending(
     return report
 
 
-def _embed_groups(
-    encoder: Encoder,
-    texts: list[str],
-    cache: VectorCache | None,
-    advance: Callable[[int, int], None],
-    first: bool,
-) -> tuple[npt.NDArray[np.float32], int]:
+class _Run:
+    """The encoder, the cache, the progress line and the encoder's measured rate."""
+
+    def __init__(
+        self, encoder: Encoder, cache: VectorCache | None, progress: Progress | None, tick: Tick
+    ) -> None:
+        self.encoder, self.cache, self.progress, self.tick = encoder, cache, progress, tick
+        self.clock = time.perf_counter()
+        self.busy = 0.0
+        """Seconds spent in the encoder (not in commits, nor waiting in `progress`)."""
+        self.read = 0
+        """Characters the encoder embedded in those seconds."""
+
+    def report(self) -> None:
+        if self.progress:
+            self.progress(self.tick)
+
+    def advance(self, chunks: int, chars: int) -> None:
+        self.tick.chunks += chunks
+        self.tick.chars += chars
+        self.tick.seconds = time.perf_counter() - self.clock
+        self.report()
+
+    def restart(self, tick: Tick) -> None:
+        """Report `tick` from now on (a new pass: its own counts, rate and ETA)."""
+        self.tick, self.clock = tick, time.perf_counter()
+        self.report()
+
+    def rate(self) -> float:
+        """Characters a second the encoder has embedded so far."""
+        return self.read / self.busy if self.busy > 0 else 0.0
+
+    def embed(self, texts: list[str]) -> tuple[npt.NDArray[np.float32], int]:
+        return _embed_groups(self, texts, self.tick.chunks == 0)
+
+
+def _first_pass(
+    store: Store, run: _Run, roles: Sequence[str], report: EmbedReport, elapsed: float
+) -> None:
+    """Read the newest month from each message's opening, if it would not be embedded
+    whole in time (`firstpass.plan`); then report the whole pass afresh."""
+    left = firstpass.SECONDS - elapsed
+    plan = firstpass.plan(store, run.encoder.model_id, roles, run.rate(), left)
+    if plan is None:
+        return
+    run.restart(Tick(0, len(plan.messages), 0, 0, plan.chars, 0.0, opening=plan.cut))
+    report.opening = plan.cut
+
+    def committed(messages: int, whole: int, chunks: int) -> None:
+        report.skimmed += messages - whole
+        report.messages += whole
+        report.chunks += chunks
+        run.tick.messages += messages
+        run.report()
+
+    firstpass.run(store, run.encoder, plan, run.embed, BATCH_MESSAGES, committed)
+    total, chars = vectors.pending_size(store.conn, run.encoder.model_id, roles)
+    report.total = report.messages + total
+    run.restart(Tick(report.messages, report.total, 0, 0, chars, 0.0))
+
+
+def _embed_groups(run: _Run, texts: list[str], first: bool) -> tuple[npt.NDArray[np.float32], int]:
     """Vectors for `texts`, embedded shortest first in groups of about GROUP_CHARS
     (similar lengths batch with little padding), reporting after each group."""
     import numpy as np
@@ -155,12 +208,15 @@ def _embed_groups(
         group.append(i)
         size += len(texts[i])
         if size >= budget or n == len(order) - 1:
-            vecs, found = _embed(encoder, [texts[j] for j in group], cache)
+            began = time.perf_counter()
+            vecs, found = _embed(run.encoder, [texts[j] for j in group], run.cache)
+            run.busy += time.perf_counter() - began
+            run.read += size
             parts.append((group, vecs))
             hits += found
-            advance(len(group), size)
+            run.advance(len(group), size)
             group, size, budget = [], 0, GROUP_CHARS
-    dims = parts[0][1].shape[1] if parts else encoder.dims  # an endpoint's: known once used
+    dims = parts[0][1].shape[1] if parts else run.encoder.dims  # an endpoint's: known once used
     out = np.zeros((len(texts), dims), dtype=np.float32)
     for rows, vecs in parts:
         out[rows] = vecs

@@ -22,6 +22,13 @@ NEWEST_FIRST = "s.ended_at DESC, s.id DESC"
 """The order messages are embedded in: the most recently active sessions first (SQLite
 sorts NULL, a session without times, last), so the weeks a user searches most are
 searchable by meaning first. `sessions_ended` serves it, rowid included."""
+OPENING = -1
+"""The piece number of a message's opening, embedded by the first pass over the month
+(`firstpass.py`) before the message is read whole. Search leaves an opening out once its
+message is embedded whole; the run that finds nothing left to embed deletes it."""
+_SKIMMED = f"""EXISTS (SELECT 1 FROM chunks c
+    WHERE c.model = ? AND c.message = m.id AND c.piece = {OPENING})"""
+"""A message of `m` read from its opening only (`chunks_openings` serves it)."""
 
 
 def _pending_clause(roles: Sequence[str]) -> str:
@@ -86,18 +93,75 @@ def pending_size(
     return int(n), int(chars)
 
 
+def month_unread(
+    db: sqlite3.Connection, model: str, roles: Sequence[str], days: float
+) -> list[tuple[int, int]]:
+    """(message id, length) of every message of `roles` in the sessions active in the
+    history's newest `days` days (counted back from its newest session, not today) that
+    `model` has neither embedded nor read from its opening: newest sessions first."""
+    (newest,) = db.execute("SELECT max(ended_at) FROM sessions").fetchone()
+    if newest is None:
+        return []
+    return [
+        (int(r[0]), int(r[1]))
+        for r in db.execute(
+            f"""SELECT m.id, length(m.text) FROM messages m JOIN sessions s ON s.id = m.session
+                WHERE s.ended_at >= ? AND {_pending_clause(roles)} AND NOT {_SKIMMED}
+                ORDER BY {NEWEST_FIRST}, m.position""",
+            (float(newest) - days * 86400, *roles, model, model),
+        )
+    ]
+
+
+def texts(db: sqlite3.Connection, ids: Sequence[int]) -> list[tuple[int, str]]:
+    """(id, text) of the messages `ids` still in the index, in the order given."""
+    found: dict[int, str] = {}
+    for i in range(0, len(ids), 500):
+        part = list(ids[i : i + 500])
+        marks = ",".join("?" * len(part))
+        found.update(
+            (int(r[0]), str(r[1]))
+            for r in db.execute(f"SELECT id, text FROM messages WHERE id IN ({marks})", part)
+        )
+    return [(i, found[i]) for i in ids if i in found]
+
+
+def has_openings(db: sqlite3.Connection, model: str) -> bool:
+    """Whether any message of `model` is stored with its opening (`chunks_openings`)."""
+    sql = f"SELECT 1 FROM chunks WHERE model = ? AND piece = {OPENING} LIMIT 1"
+    return db.execute(sql, (model,)).fetchone() is not None
+
+
+def drop_read_openings(db: sqlite3.Connection, model: str) -> int:
+    """Delete the openings of messages embedded whole since; returns how many went.
+    Deleting chunks makes the next index update a rebuild, so the embedding run does
+    this once, when nothing is left to embed."""
+    cur = db.execute(
+        f"""DELETE FROM chunks WHERE model = ? AND piece = {OPENING} AND EXISTS (
+                SELECT 1 FROM embedded e WHERE e.model = chunks.model
+                AND e.message = chunks.message)""",
+        (model,),
+    )
+    return int(cur.rowcount)
+
+
 class Coverage(NamedTuple):
     """How much of the index `model` has embedded, for `recall status`."""
 
     messages: int
     """Messages of the embedded roles."""
     pending: int
-    """Of those, not embedded yet."""
+    """Of those, not embedded whole yet."""
     complete_since: float | None
     """Every session active since this time (epoch seconds) is embedded whole; None when
     nothing is pending (all of it is) or the newest session is still pending."""
     newest_pending: float | None
     """When the newest session with something to embed was last active."""
+    skimmed: int = 0
+    """Of the pending, messages searchable by meaning from their opening (`OPENING`)."""
+    searchable_since: float | None = None
+    """Every session active since this time is searchable by meaning, openings counted;
+    None when nothing is skimmed or no session is wholly searchable."""
 
 
 def coverage(db: sqlite3.Connection, model: str, roles: Sequence[str]) -> Coverage:
@@ -125,19 +189,38 @@ def coverage(db: sqlite3.Connection, model: str, roles: Sequence[str]) -> Covera
     pending = max(0, int(total) - int(done))
     if not pending:
         return Coverage(int(total), 0, None, None)
+    (skimmed,) = db.execute(
+        f"""SELECT count(*) FROM chunks c WHERE c.model = ? AND c.piece = {OPENING}
+            AND NOT EXISTS (
+                SELECT 1 FROM embedded e WHERE e.model = ? AND e.message = c.message)""",
+        (model, model),
+    ).fetchone()
+    newest = _newest_with(db, _pending_clause(roles), (*roles, model))
+    searchable = None
+    if skimmed:
+        unread = f"{_pending_clause(roles)} AND NOT {_SKIMMED}"
+        searchable = _since(db, _newest_with(db, unread, (*roles, model, model)))
+    return Coverage(int(total), pending, _since(db, newest), newest, int(skimmed), searchable)
+
+
+def _newest_with(db: sqlite3.Connection, clause: str, args: Sequence[Any]) -> float | None:
+    """When the newest session holding a message `m` that meets `clause` was last active."""
     row = db.execute(
         f"""SELECT s.ended_at FROM sessions s WHERE EXISTS (
-                SELECT 1 FROM messages m WHERE m.session = s.id AND {_pending_clause(roles)})
+                SELECT 1 FROM messages m WHERE m.session = s.id AND {clause})
             ORDER BY {NEWEST_FIRST} LIMIT 1""",
-        (*roles, model),
+        args,
     ).fetchone()
-    newest = row[0] if row else None
-    since = None
-    if newest is not None:
-        (since,) = db.execute(
-            "SELECT min(ended_at) FROM sessions WHERE ended_at > ?", (newest,)
-        ).fetchone()
-    return Coverage(int(total), pending, since, newest)
+    return row[0] if row else None
+
+
+def _since(db: sqlite3.Connection, newest: float | None) -> float | None:
+    """The first time after `newest` a session ended: every session since is done."""
+    if newest is None:
+        return None
+    sql = "SELECT min(ended_at) FROM sessions WHERE ended_at > ?"
+    (since,) = db.execute(sql, (newest,)).fetchone()
+    return float(since) if since is not None else None
 
 
 def store(
@@ -147,12 +230,13 @@ def store(
     rows: Sequence[tuple[int, int, int, int]],
     vectors: npt.NDArray[np.float32],
 ) -> None:
-    """Record chunks `(message, piece, start, end)` with their vectors; mark `done` embedded.
+    """Record chunks `(message, piece, start, end)` with their vectors; mark `done` embedded
+    (a message read from its opening has a chunk and is not done).
 
     A message deleted or edited since it was read is skipped: its text is not
     what was embedded (the caller holds the write transaction).
     """
-    alive = _alive(db, done)
+    alive = _alive(db, sorted({*done, *(row[0] for row in rows)}))
     db.executemany(
         "INSERT OR IGNORE INTO chunks(message, model, piece, start, end, vector)"
         " VALUES (?, ?, ?, ?, ?, ?)",
@@ -220,7 +304,8 @@ def iter_vectors(
 
 def chunk_rows(db: sqlite3.Connection, ids: Sequence[int]) -> dict[int, tuple[Any, ...]]:
     """chunk id → (session rowid, message id, position, start, end, piece text) for the
-    given chunks (the text lets search pass over vectors of texts no longer embedded)."""
+    given chunks (the text lets search pass over vectors of texts no longer embedded);
+    the opening of a message since embedded whole is left out, as if deleted."""
     out: dict[int, tuple[Any, ...]] = {}
     for i in range(0, len(ids), 500):
         part = list(ids[i : i + 500])
@@ -228,7 +313,9 @@ def chunk_rows(db: sqlite3.Connection, ids: Sequence[int]) -> dict[int, tuple[An
         for row in db.execute(
             f"""SELECT c.id, m.session, m.id, m.position, c.start, c.end,
                        substr(m.text, c.start + 1, c.end - c.start)
-                FROM chunks c CROSS JOIN messages m ON m.id = c.message WHERE c.id IN ({marks})""",
+                FROM chunks c CROSS JOIN messages m ON m.id = c.message WHERE c.id IN ({marks})
+                AND (c.piece != {OPENING} OR NOT EXISTS (
+                    SELECT 1 FROM embedded e WHERE e.model = c.model AND e.message = c.message))""",
             part,
         ):
             out[int(row[0])] = tuple(row[1:])

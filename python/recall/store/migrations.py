@@ -442,6 +442,16 @@ def m009_title_groups(db: sqlite3.Connection) -> None:
     title_groups(db)
 
 
+def m010_chunk_openings(db: sqlite3.Connection) -> None:
+    """Find the openings the first pass over the month embedded without a scan.
+
+    A message of the newest month may be embedded from its opening first (piece -1,
+    `semantic/firstpass.py`) and read whole later; `recall status` counts those and
+    the run that finishes deletes them, both through this partial index.
+    """
+    run_script(db, "CREATE INDEX chunks_openings ON chunks(model, message) WHERE piece = -1;")
+
+
 MIGRATIONS: list[Migration] = [
     m001_initial,
     m002_vectors,
@@ -452,6 +462,7 @@ MIGRATIONS: list[Migration] = [
     m007_memories,
     m008_digest_sources,
     m009_title_groups,
+    m010_chunk_openings,
 ]
 
 

@@ -129,7 +129,8 @@ def _add_chunks(
     for sid, position, piece, start, stop, blob in db.execute(
         "SELECT m.session, m.position, c.piece, c.start, c.end, c.vector"
         " FROM chunks c JOIN messages m ON m.id = c.message"
-        f" WHERE m.session IN ({marks}) AND c.model = ? ORDER BY m.session, m.position, c.piece",
+        f" WHERE m.session IN ({marks}) AND c.model = ? AND c.piece >= 0"  # openings: not yet
+        " ORDER BY m.session, m.position, c.piece",
         [*sessions, model],
     ):
         sessions[sid].chunks.append(Chunk(position, piece, start, stop, from_float32(blob)))
