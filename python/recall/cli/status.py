@@ -149,9 +149,7 @@ def semantic_line(info: dict[str, Any]) -> str:
     if info["skimmed"]:
         since = info["searchable_since"]
         line += (
-            f"; every session since {day(since)[:10]} is searchable by meaning,"
-            if since
-            else ";"
+            f"; every session since {day(since)[:10]} is searchable by meaning," if since else ";"
         ) + f" {info['skimmed']:,} messages from their opening until read whole"
     return line + (
         f"; {info['pending']:,} messages to embed, back from"
