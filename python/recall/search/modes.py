@@ -155,19 +155,23 @@ def _unembedded(
     db: sqlite3.Connection, model: str, results: list[Result], messages: bool
 ) -> set[Key]:
     """The keyword results the semantic leg could not see: sessions (with `messages`,
-    messages) `model` has embedded nothing of yet. The index is embedded newest first,
-    so for a while the older part of it has keywords only (docs/semantic.md)."""
+    messages) `model` has embedded nothing of yet, not even an opening (firstpass.py). The
+    index is embedded newest first, so for a while the older part of it has keywords
+    only (docs/semantic.md)."""
+    from recall.semantic.vectors import SKIMMED
+
     out: set[Key] = set()
+    seen = f"""(EXISTS (SELECT 1 FROM embedded e WHERE e.model = ? AND e.message = m.id)
+                OR {SKIMMED})"""
     for r in results:
         if messages and r.message_index is not None:
-            sql = """SELECT NOT EXISTS (SELECT 1 FROM embedded e WHERE e.model = ?
-                         AND e.message = (SELECT m.id FROM messages m WHERE m.session = s.id
-                                          ORDER BY m.position LIMIT 1 OFFSET ?))"""
-            args: tuple[object, ...] = (model, r.message_index)
+            sql = f"""SELECT NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = (
+                         SELECT m2.id FROM messages m2 WHERE m2.session = s.id
+                         ORDER BY m2.position LIMIT 1 OFFSET ?) AND {seen})"""
+            args: tuple[object, ...] = (r.message_index, model, model)
         else:
-            sql = """SELECT NOT EXISTS (SELECT 1 FROM messages m CROSS JOIN embedded e
-                         ON e.message = m.id AND e.model = ? WHERE m.session = s.id)"""
-            args = (model,)
+            sql = f"SELECT NOT EXISTS (SELECT 1 FROM messages m WHERE m.session = s.id AND {seen})"
+            args = (model, model)
         row = db.execute(
             f"{sql} FROM sessions s WHERE s.session_id = ? AND s.agent = ? AND s.computer = ?",
             (*args, r.session_id, r.agent, r.computer),

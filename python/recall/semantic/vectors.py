@@ -26,7 +26,7 @@ OPENING = -1
 """The piece number of a message's opening, embedded by the first pass over the month
 (`firstpass.py`) before the message is read whole. Search leaves an opening out once its
 message is embedded whole; the run that finds nothing left to embed deletes it."""
-_SKIMMED = f"""EXISTS (SELECT 1 FROM chunks c
+SKIMMED = f"""EXISTS (SELECT 1 FROM chunks c
     WHERE c.model = ? AND c.message = m.id AND c.piece = {OPENING})"""
 """A message of `m` read from its opening only (`chunks_openings` serves it)."""
 
@@ -106,7 +106,7 @@ def month_unread(
         (int(r[0]), int(r[1]))
         for r in db.execute(
             f"""SELECT m.id, length(m.text) FROM messages m JOIN sessions s ON s.id = m.session
-                WHERE s.ended_at >= ? AND {_pending_clause(roles)} AND NOT {_SKIMMED}
+                WHERE s.ended_at >= ? AND {_pending_clause(roles)} AND NOT {SKIMMED}
                 ORDER BY {NEWEST_FIRST}, m.position""",
             (float(newest) - days * 86400, *roles, model, model),
         )
@@ -198,7 +198,7 @@ def coverage(db: sqlite3.Connection, model: str, roles: Sequence[str]) -> Covera
     newest = _newest_with(db, _pending_clause(roles), (*roles, model))
     searchable = None
     if skimmed:
-        unread = f"{_pending_clause(roles)} AND NOT {_SKIMMED}"
+        unread = f"{_pending_clause(roles)} AND NOT {SKIMMED}"
         searchable = _since(db, _newest_with(db, unread, (*roles, model, model)))
     return Coverage(int(total), pending, _since(db, newest), newest, int(skimmed), searchable)
 
