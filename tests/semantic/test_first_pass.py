@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -184,3 +185,131 @@ def test_no_first_pass_when_the_month_fits_the_time(
     code, out, _ = call(capsys, "embed")  # the rest of a small month takes a second
     assert code == 0 and not ran and "first pass" not in out
     assert not [k for k in _chunks(recall_home) if k[1] == -1]
+
+
+def _first_pass_then_stop(monkeypatch: pytest.MonkeyPatch) -> Callable[[], None]:
+    """Force a first pass that the user stops as soon as it is done; returns what puts
+    the run back as it was."""
+    from recall.semantic import embedjob
+
+    saved = (embedjob.BATCH_MESSAGES, firstpass.SECONDS, firstpass.run)
+    monkeypatch.setattr(embedjob, "BATCH_MESSAGES", 2)
+    monkeypatch.setattr(firstpass, "SECONDS", 0.0)
+    real = firstpass.run
+
+    def then_stop(*args: Any, **kwargs: Any) -> Any:
+        real(*args, **kwargs)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(firstpass, "run", then_stop)
+
+    def restore() -> None:
+        monkeypatch.setattr(embedjob, "BATCH_MESSAGES", saved[0])
+        monkeypatch.setattr(firstpass, "SECONDS", saved[1])
+        monkeypatch.setattr(firstpass, "run", saved[2])
+
+    return restore
+
+
+def _drop_date(path: Path, session: str) -> Path:
+    lines = [json.loads(x) for x in path.read_text().splitlines()]
+    kept = [x for x in lines if x["session"] != session]
+    path.write_text("\n".join(json.dumps(x) for x in kept) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.needs_model
+def test_a_history_all_within_the_month_is_all_searchable_after_the_first_pass(
+    tmp_path: Path,
+    recall_home: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _both_roles(recall_home)
+    history = _drop_date(_history(tmp_path / "h.jsonl"), "old")  # a new user: one month
+    assert call(capsys, "ingest", "--format", "jsonl", str(history))[0] == 0
+    _first_pass_then_stop(monkeypatch)
+    assert call(capsys, "embed")[0] == 130
+    status = call_json(capsys, "status", "--json")["semantic"]
+    assert status["skimmed"] == 11 and status["searchable_since"].startswith("2026-03-01")
+    out = call(capsys, "status")[1]
+    assert "every session since 2026-03-01 is searchable by meaning" in out
+
+
+@pytest.mark.needs_model
+def test_openings_left_by_a_run_stopped_as_it_tidied_up_go_with_the_next(
+    tmp_path: Path,
+    recall_home: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from recall.semantic import vectors
+
+    _both_roles(recall_home)
+    assert call(capsys, "ingest", "--format", "jsonl", str(_history(tmp_path / "h.jsonl")))[0] == 0
+    restore = _first_pass_then_stop(monkeypatch)
+    assert call(capsys, "embed")[0] == 130
+    restore()
+    drop = vectors.drop_read_openings
+
+    def stopped(*_a: Any) -> int:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(vectors, "drop_read_openings", stopped)
+    assert call(capsys, "embed")[0] == 130  # everything read whole, the openings kept
+    assert len([k for k in _chunks(recall_home) if k[1] == -1]) == 11
+    monkeypatch.setattr(vectors, "drop_read_openings", drop)
+    code, out, _ = call(capsys, "embed")  # nothing to embed: it tidies up all the same
+    assert code == 0 and out.startswith("nothing new to embed")
+    assert not [k for k in _chunks(recall_home) if k[1] == -1]
+    status = call_json(capsys, "status", "--json")["semantic"]
+    assert status["chunks"] == len(_chunks(recall_home)) and status["skimmed"] == 0
+
+
+def test_a_message_changed_while_it_was_embedded_is_left_for_the_next_run(
+    tmp_path: Path, recall_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import numpy as np
+
+    from recall.semantic import vectors
+    from recall.store import open_writer
+
+    assert call(capsys, "ingest", "--format", "jsonl", str(_history(tmp_path / "h.jsonl")))[0] == 0
+    with open_writer() as store:
+        first, second = store.conn.execute(
+            "SELECT id, text FROM messages ORDER BY id LIMIT 2"
+        ).fetchall()
+        read = {first[0]: first[1], second[0]: second[1]}
+        with store.transaction() as db:  # a redaction lands between reading and storing
+            db.execute("UPDATE messages SET text = 'redacted' WHERE id = ?", (second[0],))
+        rows = [(first[0], 0, 0, 5), (second[0], vectors.OPENING, 0, 5)]
+        with store.transaction() as db:
+            vectors.store(db, "m", read, list(read), rows, np.ones((2, 4), dtype=np.float32))
+        stored = store.conn.execute("SELECT message FROM chunks").fetchall()
+        done = store.conn.execute("SELECT message FROM embedded").fetchall()
+    assert stored == [(first[0],)] and done == [(first[0],)]
+
+
+def test_the_month_counts_back_from_now_when_a_session_is_dated_in_the_future(
+    tmp_path: Path,
+    recall_home: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from datetime import datetime
+
+    from recall.semantic import vectors
+    from recall.store import open_writer
+
+    history = _history(tmp_path / "h.jsonl")
+    with history.open("a", encoding="utf-8") as out:
+        text = "A session from a clock set decades ahead, about lighthouse keepers."
+        line = {"session": "future", "role": "user", "text": text}
+        out.write(json.dumps({**line, "timestamp": "2099-01-01T00:00:00+00:00"}) + "\n")
+    assert call(capsys, "ingest", "--format", "jsonl", str(history))[0] == 0
+    now = datetime.fromisoformat("2026-03-20T10:00:00+00:00").timestamp()
+    monkeypatch.setattr(vectors.time, "time", lambda: now)
+    with open_writer() as store:
+        month = vectors.month_unread(store.conn, "m", ["user", "assistant"], 30)
+    # the four sessions of March 2026 and the one dated 2099; not the old one of 2025
+    assert len(month) == 4 * 4 + 1

@@ -96,7 +96,7 @@ def test_tiny_texts_get_no_vector_and_old_ones_never_surface(
         ).fetchall()
         vecs = enc.embed([t for _, t in rows])
         chunks = [(mid, 0, 0, len(t)) for mid, t in rows]
-        vectors.store(conn, enc.model_id, [], chunks, vecs)
+        vectors.store(conn, enc.model_id, dict(rows), [], chunks, vecs)
     with open_writer() as store:
         index.build(store.conn, enc.model_id, enc.dims)
     for query in ("ct(U-U, U+V).", "Hello there", "ok thanks"):

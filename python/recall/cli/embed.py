@@ -91,7 +91,9 @@ def embed_now(
     nothing to do never loads the model. ModelError says why it cannot run.
     """
     from recall.config import load_config
-    from recall.semantic.embedjob import EmbedReport, embed_pending
+    from recall.semantic import index
+    from recall.semantic.embedjob import EmbedReport, embed_pending, settle_openings
+    from recall.semantic.embedjob import stored_dims as dims
     from recall.semantic.provider import current_model_id, get_encoder
     from recall.semantic.vectors import pending_size, stats
     from recall.store import open_writer
@@ -104,6 +106,8 @@ def embed_now(
         if pending and announce:
             announce(pending)
         if not pending:
+            if settle_openings(store, model, roles):  # a run stopped as it tidied up
+                index.build(store.conn, model, dims(None, store, model))
             return EmbedReport(model=model, indexed=stats(store.conn, model).chunks)
         try:
             if meter:

@@ -105,12 +105,12 @@ def embed_pending(
             if not batch:
                 break
             rows = [row for msg, text in batch for row in firstpass.pieces(encoder, msg, text)]
-            whole = dict(batch)
-            texts = [whole[msg][start:end] for msg, _, start, end in rows]
+            read = dict(batch)
+            texts = [read[msg][start:end] for msg, _, start, end in rows]
             skipped = sum(len(t) for _, t in batch) - sum(len(t) for t in texts)
             vecs, hits = run.embed(texts)
             with store.transaction() as db:
-                vectors.store(db, model, [m for m, _ in batch], rows, vecs)
+                vectors.store(db, model, read, list(read), rows, vecs)
             report.messages += len(batch)
             report.chunks += len(rows)
             report.cached += hits
@@ -119,11 +119,9 @@ def embed_pending(
             if not planned:
                 planned = True
                 _first_pass(store, run, roles, report, time.perf_counter() - started)
-        if vectors.has_openings(store.conn, model):
-            with store.transaction() as db:
-                vectors.drop_read_openings(db, model)
+        settle_openings(store, model, roles)
         if report.chunks or vectors.stats(store.conn, model).chunks:
-            report.indexed = index.build(store.conn, model, _dims(encoder, store, model))
+            report.indexed = index.build(store.conn, model, stored_dims(encoder, store, model))
     except KeyboardInterrupt:  # an index build stopped half-way leaves the old one in place
         report.interrupted = True
     finally:
@@ -183,7 +181,7 @@ def _first_pass(
     def committed(messages: int, whole: int, chunks: int) -> None:
         report.skimmed += messages - whole
         report.messages += whole
-        report.chunks += chunks
+        report.chunks += chunks  # of the messages read whole: openings go once all are
         run.tick.messages += messages
         run.report()
 
@@ -223,8 +221,22 @@ def _embed_groups(run: _Run, texts: list[str], first: bool) -> tuple[npt.NDArray
     return out, hits
 
 
-def _dims(encoder: Encoder, store: Store, model: str) -> int:
-    if encoder.dims:
+def settle_openings(store: Store, model: str, roles: Sequence[str]) -> bool:
+    """Delete the first pass's openings once every message is read whole; whether any
+    went. Deleting chunks makes the next index update a rebuild, so it waits until
+    then (search already leaves out the opening of a message read whole)."""
+    if not vectors.has_openings(store.conn, model):
+        return False
+    if vectors.pending_size(store.conn, model, roles)[0]:
+        return False
+    with store.transaction() as db:
+        return vectors.drop_read_openings(db, model) > 0
+
+
+def stored_dims(encoder: Encoder | None, store: Store, model: str) -> int:
+    """The model's vector size: the encoder's, else that of the vectors stored (an
+    endpoint's is known only once it has answered)."""
+    if encoder is not None and encoder.dims:
         return encoder.dims
     row = store.conn.execute("SELECT length(vector) FROM chunks WHERE model = ? LIMIT 1", (model,))
     found = row.fetchone()

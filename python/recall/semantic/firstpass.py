@@ -41,8 +41,10 @@ within about a minute of starting a first sync."""
 MIN_CUT = 120
 """Characters read at least from each message's opening (~30 tokens): shorter openings
 lose too much of what a message is about to rank it."""
-MAX_CUT = 4_000
-"""A cut past this reads a window or more: the message might as well be read whole."""
+MAX_CUT = 1_000
+"""A cut past this reads about a window of English prose (256 tokens, ~1,100 characters):
+the month might as well be read whole. (A window of CJK text is ~250 characters, so an
+opening there may be its whole first piece: read twice, as any opening is.)"""
 MAX_PIECES = 16
 """Window-sized pieces embedded per message (~4,000 tokens, ~16 kB of prose); the rest
 of a longer message (a pasted log, a dump) stays keyword-searchable only."""
@@ -149,8 +151,8 @@ def run(
 ) -> None:
     """Embed the month's openings in batches of `batch_size` messages, each committed
     on its own (an interrupted pass keeps what it finished). `embed` returns vectors
-    for texts (and reports their progress); `committed(messages, read whole, chunks)`
-    follows each batch's commit."""
+    for texts (and reports their progress); `committed(messages, of them read whole,
+    their chunks)` follows each batch's commit."""
     model = encoder.model_id
     ids = the_plan.messages
     for i in range(0, len(ids), batch_size):
@@ -158,5 +160,5 @@ def run(
         done, rows, texts = read(encoder, batch, the_plan.cut)
         vecs, _hits = embed(texts)
         with store.transaction() as db:
-            vectors.store(db, model, done, rows, vecs)
-        committed(len(batch), len(done), len(rows))
+            vectors.store(db, model, dict(batch), done, rows, vecs)
+        committed(len(batch), len(done), sum(1 for r in rows if r[1] != vectors.OPENING))

@@ -8,7 +8,8 @@ message and quote it.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from recall.types import ASSISTANT, USER
@@ -97,11 +98,13 @@ def month_unread(
     db: sqlite3.Connection, model: str, roles: Sequence[str], days: float
 ) -> list[tuple[int, int]]:
     """(message id, length) of every message of `roles` in the sessions active in the
-    history's newest `days` days (counted back from its newest session, not today) that
+    history's newest `days` days (counted back from its newest session, or from now when
+    a clock set wrong dated one in the future) that
     `model` has neither embedded nor read from its opening: newest sessions first."""
     (newest,) = db.execute("SELECT max(ended_at) FROM sessions").fetchone()
     if newest is None:
         return []
+    newest = min(float(newest), time.time())
     return [
         (int(r[0]), int(r[1]))
         for r in db.execute(
@@ -128,7 +131,8 @@ def texts(db: sqlite3.Connection, ids: Sequence[int]) -> list[tuple[int, str]]:
 
 def has_openings(db: sqlite3.Connection, model: str) -> bool:
     """Whether any message of `model` is stored with its opening (`chunks_openings`)."""
-    sql = f"SELECT 1 FROM chunks WHERE model = ? AND piece = {OPENING} LIMIT 1"
+    sql = f"""SELECT 1 FROM chunks INDEXED BY chunks_openings
+              WHERE model = ? AND piece = {OPENING} LIMIT 1"""
     return db.execute(sql, (model,)).fetchone() is not None
 
 
@@ -137,7 +141,8 @@ def drop_read_openings(db: sqlite3.Connection, model: str) -> int:
     Deleting chunks makes the next index update a rebuild, so the embedding run does
     this once, when nothing is left to embed."""
     cur = db.execute(
-        f"""DELETE FROM chunks WHERE model = ? AND piece = {OPENING} AND EXISTS (
+        f"""DELETE FROM chunks INDEXED BY chunks_openings WHERE model = ? AND piece = {OPENING}
+            AND EXISTS (
                 SELECT 1 FROM embedded e WHERE e.model = chunks.model
                 AND e.message = chunks.message)""",
         (model,),
@@ -190,16 +195,21 @@ def coverage(db: sqlite3.Connection, model: str, roles: Sequence[str]) -> Covera
     if not pending:
         return Coverage(int(total), 0, None, None)
     (skimmed,) = db.execute(
-        f"""SELECT count(*) FROM chunks c WHERE c.model = ? AND c.piece = {OPENING}
-            AND NOT EXISTS (
-                SELECT 1 FROM embedded e WHERE e.model = ? AND e.message = c.message)""",
-        (model, model),
+        f"""SELECT count(*) FROM chunks c INDEXED BY chunks_openings
+            JOIN messages m ON m.id = c.message AND m.role IN ({marks})
+            WHERE c.model = ? AND c.piece = {OPENING} AND NOT EXISTS (
+                SELECT 1 FROM embedded e WHERE e.model = c.model AND e.message = c.message)""",
+        (*roles, model),
     ).fetchone()
     newest = _newest_with(db, _pending_clause(roles), (*roles, model))
     searchable = None
     if skimmed:
         unread = f"{_pending_clause(roles)} AND NOT {SKIMMED}"
-        searchable = _since(db, _newest_with(db, unread, (*roles, model, model)))
+        last_unread = _newest_with(db, unread, (*roles, model, model))
+        if last_unread is None:  # every message not read whole has its opening
+            (searchable,) = db.execute("SELECT min(ended_at) FROM sessions").fetchone()
+        else:
+            searchable = _since(db, last_unread)
     return Coverage(int(total), pending, _since(db, newest), newest, int(skimmed), searchable)
 
 
@@ -226,6 +236,7 @@ def _since(db: sqlite3.Connection, newest: float | None) -> float | None:
 def store(
     db: sqlite3.Connection,
     model: str,
+    read: Mapping[int, str],
     done: Sequence[int],
     rows: Sequence[tuple[int, int, int, int]],
     vectors: npt.NDArray[np.float32],
@@ -233,10 +244,12 @@ def store(
     """Record chunks `(message, piece, start, end)` with their vectors; mark `done` embedded
     (a message read from its opening has a chunk and is not done).
 
-    A message deleted or edited since it was read is skipped: its text is not
-    what was embedded (the caller holds the write transaction).
+    `read` holds each message's text as it was embedded. A message deleted since, or
+    whose text changed (a redaction, an edit re-synced), is skipped: its vectors would
+    be of a text it no longer holds, and the next run reads it afresh (the caller holds
+    the write transaction).
     """
-    alive = _alive(db, sorted({*done, *(row[0] for row in rows)}))
+    alive = _unchanged(db, read)
     db.executemany(
         "INSERT OR IGNORE INTO chunks(message, model, piece, start, end, vector)"
         " VALUES (?, ?, ?, ?, ?, ?)",
@@ -252,13 +265,17 @@ def store(
     )
 
 
-def _alive(db: sqlite3.Connection, ids: Sequence[int]) -> set[int]:
+def _unchanged(db: sqlite3.Connection, read: Mapping[int, str]) -> set[int]:
+    """The messages of `read` that still hold the text read."""
+    ids = sorted(read)
     found: set[int] = set()
     for i in range(0, len(ids), 500):
         part = ids[i : i + 500]
         marks = ",".join("?" * len(part))
         found.update(
-            r[0] for r in db.execute(f"SELECT id FROM messages WHERE id IN ({marks})", part)
+            r[0]
+            for r in db.execute(f"SELECT id, text FROM messages WHERE id IN ({marks})", part)
+            if r[1] == read[r[0]]
         )
     return found
 
