@@ -123,6 +123,14 @@ def child_model(env: dict[str, str]) -> str:
     return out.stdout.strip()
 
 
+def semantic_line(env: dict[str, str]) -> str:
+    """What `recall status` says of semantic search now (run beside the sync)."""
+    out = subprocess.run(
+        [sys.executable, "-m", "recall", "status"], env=env, capture_output=True, text=True
+    ).stdout
+    return next((line.strip() for line in out.splitlines() if "semantic search" in line), "")
+
+
 def cpu_seconds(pid: int) -> float:
     """User + system CPU seconds of a running process so far (Linux /proc)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -162,6 +170,7 @@ def watch(args: argparse.Namespace) -> dict[str, Any]:
         reader = threading.Thread(target=read, daemon=True)
         reader.start()
         imported = month = searchable = None
+        said = ""
         month_size = 0
         cpu_imported = cpu_month = cpu_searchable = 0.0
         while proc.poll() is None:
@@ -175,6 +184,7 @@ def watch(args: argparse.Namespace) -> dict[str, Any]:
             if state is not None and state[2] == 0 and searchable is None:
                 searchable = time.perf_counter() - start
                 cpu_searchable = cpu_seconds(proc.pid)
+                said = semantic_line(env)
             if state is not None and state[1] == 0 and month is None:
                 month, month_size = time.perf_counter() - start, state[0]
                 cpu_month = cpu_seconds(proc.pid)
@@ -219,6 +229,7 @@ def watch(args: argparse.Namespace) -> dict[str, Any]:
         chunks_embedded=chunks,
         sync_exit=proc.returncode,
         sync_s=round(whole, 1),
+        status_when_searchable=said,
         status_semantic=info.get("semantic"),
         sync_output=[s for _, s in lines][-6:],
     )
