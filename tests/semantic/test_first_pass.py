@@ -59,6 +59,14 @@ def _history(path: Path) -> Path:
     return path
 
 
+@pytest.fixture
+def month(tmp_path: Path, recall_home: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    """The history above, indexed with both roles to embed; its data directory."""
+    _both_roles(recall_home)
+    assert call(capsys, "ingest", "--format", "jsonl", str(_history(tmp_path / "h.jsonl")))[0] == 0
+    return recall_home
+
+
 def _both_roles(home: Path) -> None:
     from recall.config import _load
 
@@ -97,26 +105,37 @@ def test_an_opening_ends_at_a_word_break() -> None:
     assert firstpass.opening("ab cd " + "y" * 40, 6, 46, 20) == 26  # within its own piece
 
 
-@pytest.mark.needs_model
-def test_the_month_is_searchable_from_openings_then_read_whole(
-    tmp_path: Path,
-    recall_home: Path,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def _first_pass_then_stop(monkeypatch: pytest.MonkeyPatch) -> Callable[[], None]:
+    """Force a first pass (no time: the month is read in part; the run's first batch is
+    two messages) that the user stops as soon as it is done; returns what puts the run
+    back as it was."""
     from recall.semantic import embedjob
 
-    _both_roles(recall_home)
-    assert call(capsys, "ingest", "--format", "jsonl", str(_history(tmp_path / "h.jsonl")))[0] == 0
-    monkeypatch.setattr(embedjob, "BATCH_MESSAGES", 2)  # the first batch: two messages
-    monkeypatch.setattr(firstpass, "SECONDS", 0.0)  # no time: the month is read in part
+    saved = (embedjob.BATCH_MESSAGES, firstpass.SECONDS, firstpass.run)
+    monkeypatch.setattr(embedjob, "BATCH_MESSAGES", 2)
+    monkeypatch.setattr(firstpass, "SECONDS", 0.0)
     real = firstpass.run
 
     def then_stop(*args: Any, **kwargs: Any) -> Any:
         real(*args, **kwargs)
-        raise KeyboardInterrupt  # the user stops the run as soon as the first pass is done
+        raise KeyboardInterrupt
 
     monkeypatch.setattr(firstpass, "run", then_stop)
+
+    def restore() -> None:
+        monkeypatch.setattr(embedjob, "BATCH_MESSAGES", saved[0])
+        monkeypatch.setattr(firstpass, "SECONDS", saved[1])
+        monkeypatch.setattr(firstpass, "run", saved[2])
+
+    return restore
+
+
+@pytest.mark.needs_model
+def test_the_month_is_searchable_from_openings_then_read_whole(
+    tmp_path: Path, month: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    recall_home = month
+    restore = _first_pass_then_stop(monkeypatch)  # the first batch: two messages
     code, _, err = call(capsys, "embed")
     assert code == 130 and "newest month" in err
     openings = {k: v for k, v in _chunks(recall_home).items() if k[1] == -1}
@@ -138,7 +157,7 @@ def test_the_month_is_searchable_from_openings_then_read_whole(
     found = {(h["session_id"], h["message_index"]) for h in hits}
     assert hits[0]["session_id"] == "new1" and ("new1", 2) in found
 
-    monkeypatch.setattr(firstpass, "run", real)
+    restore()
     monkeypatch.setattr(firstpass, "SECONDS", 1e9)
     code, out, _ = call(capsys, "embed")
     assert code == 0 and "first pass" not in out
@@ -166,15 +185,11 @@ def test_the_month_is_searchable_from_openings_then_read_whole(
 
 @pytest.mark.needs_model
 def test_no_first_pass_when_the_month_fits_the_time(
-    tmp_path: Path,
-    recall_home: Path,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
+    month: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from recall.semantic import embedjob
 
-    _both_roles(recall_home)
-    assert call(capsys, "ingest", "--format", "jsonl", str(_history(tmp_path / "h.jsonl")))[0] == 0
+    recall_home = month
     monkeypatch.setattr(embedjob, "BATCH_MESSAGES", 2)
     ran: list[object] = []
     monkeypatch.setattr(firstpass, "run", lambda *a, **k: ran.append(a))
@@ -185,30 +200,6 @@ def test_no_first_pass_when_the_month_fits_the_time(
     code, out, _ = call(capsys, "embed")  # the rest of a small month takes a second
     assert code == 0 and not ran and "first pass" not in out
     assert not [k for k in _chunks(recall_home) if k[1] == -1]
-
-
-def _first_pass_then_stop(monkeypatch: pytest.MonkeyPatch) -> Callable[[], None]:
-    """Force a first pass that the user stops as soon as it is done; returns what puts
-    the run back as it was."""
-    from recall.semantic import embedjob
-
-    saved = (embedjob.BATCH_MESSAGES, firstpass.SECONDS, firstpass.run)
-    monkeypatch.setattr(embedjob, "BATCH_MESSAGES", 2)
-    monkeypatch.setattr(firstpass, "SECONDS", 0.0)
-    real = firstpass.run
-
-    def then_stop(*args: Any, **kwargs: Any) -> Any:
-        real(*args, **kwargs)
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(firstpass, "run", then_stop)
-
-    def restore() -> None:
-        monkeypatch.setattr(embedjob, "BATCH_MESSAGES", saved[0])
-        monkeypatch.setattr(firstpass, "SECONDS", saved[1])
-        monkeypatch.setattr(firstpass, "run", saved[2])
-
-    return restore
 
 
 def _drop_date(path: Path, session: str) -> Path:
@@ -238,15 +229,11 @@ def test_a_history_all_within_the_month_is_all_searchable_after_the_first_pass(
 
 @pytest.mark.needs_model
 def test_openings_left_by_a_run_stopped_as_it_tidied_up_go_with_the_next(
-    tmp_path: Path,
-    recall_home: Path,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
+    month: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from recall.semantic import vectors
 
-    _both_roles(recall_home)
-    assert call(capsys, "ingest", "--format", "jsonl", str(_history(tmp_path / "h.jsonl")))[0] == 0
+    recall_home = month
     restore = _first_pass_then_stop(monkeypatch)
     assert call(capsys, "embed")[0] == 130
     restore()
