@@ -17,7 +17,7 @@ from typing import Any
 from recall.record import Record, replace
 from recall.search.query import Query, Term, has_cjk, match_all, match_any
 from recall.search.results import HL_END, HL_START, MAX_LIMIT, POOL, Filters, Result, SearchOutput
-from recall.search.sql import filter_sql, message_indexes, message_roles, message_texts
+from recall.search.sql import filter_sql, message_places, message_texts
 from recall.sqltext import like_literal
 from recall.timeutil import format_ts
 
@@ -259,7 +259,7 @@ def _search(
     ranked = ranked[:limit]
     _cut_snippets(db, ranked)
     at = [(h.sid, h.position) for h in ranked]
-    indexes, roles = message_indexes(db, at), message_roles(db, at)
+    places = message_places(db, at)
     results = [
         Result(
             session_id=h.session_id,
@@ -273,7 +273,7 @@ def _search(
             message_index=index,
             role=role,
         )
-        for h, index, role in zip(ranked, indexes, roles, strict=True)
+        for h, (index, role) in zip(ranked, places, strict=True)
     ]
     n_exact = sum(1 for h in ranked if unit(h) in exact)
     _judge(db, query, ranked, [unit(h) in exact for h in ranked], results)

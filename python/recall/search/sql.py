@@ -37,7 +37,7 @@ def _per_message(
     """One value per `(session rowid, position)` from one query; None for a None position.
 
     `select` reads from `want(sid, pos)`, the distinct pairs, and returns
-    `(sid, pos, value)` rows.
+    `(sid, pos, value)` rows, or `(sid, pos, *values)` for a tuple of values.
     """
     pairs = sorted({(s, p) for s, p in at if p is not None})
     found: dict[tuple[int, int], Any] = {}
@@ -45,7 +45,7 @@ def _per_message(
         values = ",".join("(?, ?)" for _ in pairs)
         args = [x for pair in pairs for x in pair]
         rows = db.execute(f"WITH want(sid, pos) AS (VALUES {values}) {select}", args)
-        found = {(s, p): value for s, p, value in rows}
+        found = {(r[0], r[1]): r[2] if len(r) == 3 else tuple(r[2:]) for r in rows}
     return [None if p is None else found.get((s, p)) for s, p in at]
 
 
@@ -63,15 +63,19 @@ def message_indexes(db: sqlite3.Connection, at: list[tuple[int, int | None]]) ->
     )
 
 
-def message_roles(db: sqlite3.Connection, at: list[tuple[int, int | None]]) -> list[str]:
-    """For each `(session rowid, position)`, who wrote that message ("" for a None position)."""
-    roles = _per_message(
+def message_places(
+    db: sqlite3.Connection, at: list[tuple[int, int | None]]
+) -> list[tuple[int | None, str]]:
+    """For each `(session rowid, position)`, the message's index in its session (as
+    `message_indexes`) and who wrote it; (None, "") for a None position. One query."""
+    found = _per_message(
         db,
         at,
-        "SELECT m.session, m.position, m.role FROM want"
-        " JOIN messages m ON m.session = want.sid AND m.position = want.pos",
+        "SELECT want.sid, want.pos, (SELECT count(*) FROM messages o"
+        " WHERE o.session = want.sid AND o.position < want.pos), m.role FROM want"
+        " LEFT JOIN messages m ON m.session = want.sid AND m.position = want.pos",
     )
-    return [str(r or "") for r in roles]
+    return [(None, "") if f is None else (f[0], str(f[1] or "")) for f in found]
 
 
 def message_texts(db: sqlite3.Connection, at: list[tuple[int, int | None]]) -> list[str | None]:
