@@ -70,8 +70,13 @@ TITLE_AVGDL = 8.0
 """The mean title length BM25 assumes for titles (in words)."""
 _KEY = "person, computer, agent, session_id"
 _JOIN = f"JOIN {S}.sessions s USING ({_KEY})"
-_TIES = "k.person, k.computer, k.agent, k.session_id, k.position"
-"""Equal scores in a fixed order, so a search for fewer results cuts the same list."""
+
+
+def _ties(alias: str) -> str:
+    """Equal scores in a fixed order, so a search for fewer results cuts the same list:
+    the columns of the rows `alias` names that tell them apart."""
+    columns = ("person", "computer", "agent", "session_id", "position")
+    return ", ".join(f"{alias}.{c}" for c in columns)
 
 
 class TeamFilters(Record):
@@ -187,7 +192,7 @@ def _keyword(q: _Sql, query: Query, f: TeamFilters, p: _Plan, w: bm25.Weights) -
         f"kw_best AS (SELECT DISTINCT ON ({p.unit}) * FROM kw_all "
         f"ORDER BY {p.unit}, tier DESC, r DESC), "
         f"kw AS (SELECT k.*, k.r + {lift} AS score, "
-        f"row_number() OVER (ORDER BY k.tier DESC, k.r + {lift} DESC, {_TIES}) AS rank "
+        f"row_number() OVER (ORDER BY k.tier DESC, k.r + {lift} DESC, {_ties('k')}) AS rank "
         f"FROM kw_best k LEFT JOIN titled t USING ({_KEY}) ORDER BY rank LIMIT %s), ",
         p.kw_depth,
     )
@@ -386,7 +391,7 @@ def _final(q: _Sql, query: Query, p: _Plan, decay: float) -> None:
         "x.computer = f.computer AND x.agent = f.agent AND x.session_id = f.session_id "
         f"AND x.position < f.position), f.kw_rank, f.vec_rank, m.role FROM fused f {_JOIN} "
         f"JOIN {S}.messages m USING ({_KEY}, position) "
-        f"ORDER BY f.exact DESC, final DESC, {_TIES.replace('k.', 'f.')} LIMIT %s",
+        f"ORDER BY f.exact DESC, final DESC, {_ties('f')} LIMIT %s",
         p.rows,
     )
 
