@@ -260,25 +260,29 @@ def test_tls_a_client_that_never_handshakes_blocks_nobody(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     cert, key = _self_signed(tmp_path)
-    config = f'[serve]\nrequest_timeout = {TIMEOUT_S}\ntls_cert = "{cert}"\ntls_key = "{key}"\n'
+    # a handshake the daemon waited on would hold the client below for the whole timeout;
+    # a long one tells that apart from a loaded machine's slow answer (2.5 s was seen in CI)
+    timeout = 8
+    config = f'[serve]\nrequest_timeout = {timeout}\ntls_cert = "{cert}"\ntls_key = "{key}"\n'
     records = [{"session": "t1", "role": "user", "text": "secure hello"}]
     d = serve_one(tmp_path, "tlsbox", records, config)
     home = d.home
+    stalled: list[socket.socket] = []
     try:
         stalled = [socket.create_connection(("127.0.0.1", d.port), timeout=10) for _ in range(5)]
         ctx = ssl.create_default_context(cafile=str(cert))
         started = time.monotonic()
         with (
-            socket.create_connection(("127.0.0.1", d.port), timeout=5) as plain,
+            socket.create_connection(("127.0.0.1", d.port), timeout=timeout * 2) as plain,
             ctx.wrap_socket(plain, server_hostname="127.0.0.1") as tls,
         ):
             tls.sendall(b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             reply = b""
             while chunk := tls.recv(4096):
                 reply += chunk
-        assert reply.startswith(b"HTTP/1.0 200") and time.monotonic() - started < 2
+        assert reply.startswith(b"HTTP/1.0 200") and time.monotonic() - started < timeout / 2
         for s in stalled:  # dropped once their deadline passed
-            s.settimeout(TIMEOUT_S + 5)
+            s.settimeout(timeout + 5)
             with contextlib.suppress(ConnectionResetError):
                 assert s.recv(10) == b""
             s.close()
@@ -316,6 +320,8 @@ def test_tls_a_client_that_never_handshakes_blocks_nobody(
         code, out, err = call(capsys, "search", "secure", "--computer", "tlsbox", "--json")
         assert code == 0 and '"computer":"tlsbox"' in out, err
     finally:
+        for s in stalled:  # closed here too, or a failure above leaks them into the next test
+            s.close()
         assert d.stop(wait_s=30) == 0
     assert "Traceback" not in d.log_text()
 
