@@ -74,7 +74,7 @@ class Variant:
             "kw_k": (fusion, "KEYWORD_K", float),
             "ms": (fusion, "MEANING_SHARE", float),
             "speaker": (fusion, "SPEAKER_BONUS", float),
-            "stems": (bar, "STEMS", lambda v: v == "1"),
+            "stems": (bar, "STEMS", lambda v: {"0": "", "1": "step1", "2": "full"}[v]),
         }
         saved: list[tuple[Any, str, Any]] = []
         if self.settings.get("first_piece") == "1":  # as if only each message's first window
@@ -154,7 +154,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         help="name:key=value,... search settings (floor, rrf_k, kw_depth, sem_depth, "
-        "scored=0|1, kw_k, ms, speaker, stems=0|1, sem_w, cal=0|1, mw, fusion, exact=0|1); "
+        "scored=0|1, kw_k, ms, speaker, stems=0|1|2 (off, step 1, full), sem_w, cal=0|1, mw, "
+        "fusion, exact=0|1); "
         "repeatable; default: recall's own",
     )
     p.add_argument(

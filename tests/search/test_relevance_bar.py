@@ -136,6 +136,8 @@ def test_relevance_is_comparable_across_queries(
         ("painting", "Melanie painted a sunrise"),
         ("coding", "the code review"),
         ("running", "a run"),
+        ("promoted", "John got his promotion at work"),
+        ("organization", "she organizes the meetup"),
     ],
 )
 def test_another_form_of_a_word_is_the_word(asked: str, said: str) -> None:

@@ -30,6 +30,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from recall import _accel
+from recall.search import porter
 from recall.search.query import STOPWORDS, Query, has_cjk
 from recall.sqltext import fts_string
 
@@ -68,8 +69,8 @@ def holds(
 ) -> bool:
     """Whether a text's `tokens` hold `word`, or a form of it ("limit", "limits",
     "limiting": one shares the other's first letters, 4 or more, and differs by a
-    suffix of at most 3; with `STEMS`, "camped" and "camping", "hiked" and "hiking",
-    "studies" and "study": the same `stem`); a CJK word is held when the text contains it."""
+    suffix of at most 3; with `STEMS`, "camped" and "camping", "promoted" and
+    "promotion": the same `stem`); a CJK word is held when the text contains it."""
     if word in tokens or (has_cjk(word) and word in text):
         return True
     if len(word) < 4:
@@ -87,64 +88,18 @@ def holds(
     return root in (stems() if stems else {stem(t) for t in tokens})
 
 
-STEMS = True
-"""Whether `holds` counts two inflections of one word as the same word, as the index's
-porter tokenizer does when it finds them: a hit BM25 ranked first for "camping" when
-asked about "camped" held "none" of the question's words, so it was judged weak and sank
-in hybrid's fusion (docs/search-quality.md, "Inflections held")."""
+STEMS = "full"
+"""Whether `holds` counts two forms of one word as the same word, as the index's porter
+tokenizer does: "full" as it does ("promoted" and "promotion"), "step1" only plurals,
+-ed and -ing ("camped" and "camping"), "" not at all. A hit BM25 ranked first for a word's
+other form held "none" of it to the bar, so it was judged weak and sank in hybrid's fusion
+(docs/search-quality.md, "Inflections held" and "Stems as the index has them")."""
 
 
 def stem(word: str) -> str:
-    """`word` through the first step of Porter's stemmer (1980), the one the index's
-    tokenizer starts with: plurals (-s, -sses, -ies), -ed and -ing where a vowel is left,
-    with its "add an e" rules (hiking -> hike, coding -> code, not cod), and a final y as
-    i. Two words with one stem are forms of one word for `holds`; "notes" and "not",
-    "caring" and "car" stay apart."""
-    w = word
-    if w.endswith("sses") or w.endswith("ies"):
-        w = w[:-2]
-    elif w.endswith("s") and not w.endswith("ss") and len(w) > 3:
-        w = w[:-1]
-    if w.endswith("eed"):
-        if _measure(w[:-3]) > 0:
-            w = w[:-1]
-    else:
-        for suffix in ("ed", "ing"):
-            if w.endswith(suffix) and _has_vowel(w[: -len(suffix)]):
-                w = _after_ed_ing(w[: -len(suffix)])
-                break
-    if w.endswith("y") and _has_vowel(w[:-1]):
-        w = w[:-1] + "i"
-    return w
-
-
-def _consonant(w: str, i: int) -> bool:
-    if w[i] in "aeiou":
-        return False
-    return w[i] != "y" or i == 0 or not _consonant(w, i - 1)
-
-
-def _has_vowel(w: str) -> bool:
-    return any(not _consonant(w, i) for i in range(len(w)))
-
-
-def _measure(w: str) -> int:
-    """Porter's m: how many vowel-consonant runs `w` holds."""
-    kinds = "".join("c" if _consonant(w, i) else "v" for i in range(len(w)))
-    return kinds.count("vc") if kinds else 0
-
-
-def _after_ed_ing(w: str) -> str:
-    """A root left by -ed or -ing made whole again: conflat(ed) -> conflate, hopp(ing) ->
-    hop, hop(ing) -> hope."""
-    if w.endswith(("at", "bl", "iz")):
-        return w + "e"
-    if len(w) >= 2 and w[-1] == w[-2] and _consonant(w, len(w) - 1) and w[-1] not in "lsz":
-        return w[:-1]
-    short = len(w) >= 3 and _consonant(w, len(w) - 3) and not _consonant(w, len(w) - 2)
-    if short and _consonant(w, len(w) - 1) and w[-1] not in "wxy" and _measure(w) == 1:
-        return w + "e"
-    return w
+    """`word` as the index's porter tokenizer stems it (`STEMS` "full"), or through
+    Porter's first step only ("step1": plurals, -ed, -ing, a final y)."""
+    return porter.step1(word) if STEMS == "step1" else porter.stem(word)
 
 
 def rarity(db: sqlite3.Connection, words: list[str], table: str = "messages_fts") -> list[float]:
