@@ -37,3 +37,15 @@ def test_forms_of_one_word_share_a_stem_and_other_words_do_not() -> None:
     apart = [("notes", "not"), ("caring", "car"), ("coding", "cod"), ("painter", "painted")]
     assert all(porter.stem(a) != porter.stem(b) for a, b in apart)
     assert porter.stem("café") == "café" and porter.stem("k8s") == "k8s"  # left as they are
+
+
+def test_forms_of_a_word_begin_as_it_does() -> None:
+    """`bar.holds` stems only the tokens that start as the question's word does (for a
+    stem of three letters or more, the only ones it compares)."""
+    words: set[str] = set()
+    for path in sorted(TRANSCRIPTS.rglob("*")):
+        if path.is_file():
+            words.update(re.findall(r"[a-z]{3,25}", path.read_text(errors="ignore").lower()))
+    for word in words:
+        root = porter.stem(word)
+        assert len(root) < 3 or root[:2] == word[:2], word

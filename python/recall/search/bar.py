@@ -64,9 +64,7 @@ def query_words(query: Query) -> list[str]:
     return list(dict.fromkeys(tokens))
 
 
-def holds(
-    word: str, tokens: set[str], text: str = "", stems: Callable[[], set[str]] | None = None
-) -> bool:
+def holds(word: str, tokens: set[str], text: str = "") -> bool:
     """Whether a text's `tokens` hold `word`, or a form of it ("limit", "limits",
     "limiting": one shares the other's first letters, 4 or more, and differs by a
     suffix of at most 3; with `STEMS`, "camped" and "camping", "promoted" and
@@ -85,7 +83,10 @@ def holds(
     root = stem(word)
     if len(root) < 3:
         return False
-    return root in (stems() if stems else {stem(t) for t in tokens})
+    # Porter only rewrites a word's end and keeps at least two letters, so a form of
+    # `word` starts as it does: only those tokens are stemmed
+    head = word[:2]
+    return any(stem(t) == root for t in tokens if t.startswith(head))
 
 
 STEMS = "full"
@@ -127,19 +128,10 @@ def coverage(words: list[str], weights: list[float], text: str) -> float:
 
 
 def holder(text: str) -> Callable[[str], bool]:
-    """`holds` for one text, its words tokenized once and stemmed only when a word is not
-    found as it is."""
+    """`holds` for one text, its words tokenized once."""
     low = text.lower()
     tokens = set(_accel.tokenize(low))
-    stems: set[str] | None = None
-
-    def stemmed() -> set[str]:
-        nonlocal stems
-        if stems is None:
-            stems = {stem(t) for t in tokens}
-        return stems
-
-    return lambda word: holds(word, tokens, low, stemmed)
+    return lambda word: holds(word, tokens, low)
 
 
 def background(

@@ -9,6 +9,8 @@ index has them"). `tests/search/test_porter.py` holds it to FTS5's own stemmer.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 _STEP2 = (
     ("ational", "ate"),
     ("tional", "tion"),
@@ -64,15 +66,31 @@ _STEP4 = (
 )
 
 
+def _by_last(rules: tuple[tuple[str, str], ...]) -> dict[str, tuple[tuple[str, str], ...]]:
+    """Rules grouped by their suffix's last letter, in order: a word is checked only
+    against the suffixes it could end with."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    for rule in rules:
+        out.setdefault(rule[0][-1], []).append(rule)
+    return {k: tuple(v) for k, v in out.items()}
+
+
+_STEP2_BY = _by_last(_STEP2)
+_STEP3_BY = _by_last(_STEP3)
+_STEP4_BY = _by_last(tuple((suffix, "") for suffix in _STEP4))
+
+
+@lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
-    """`word` (lower case) through the five steps; words of one or two letters, and
+    """`word` (lower case) through the five steps (cached: a search stems the same words
+    of many hits); words of one or two letters, and
     words with a character outside a-z, are left as they are."""
     w = word
     if len(w) <= 2 or not w.isascii() or not w.isalpha():
         return w
     w = _step1(w)
-    w = _suffixes(w, _STEP2, 0)
-    w = _suffixes(w, _STEP3, 0)
+    w = _suffixes(w, _STEP2_BY.get(w[-1], ()), 0)
+    w = _suffixes(w, _STEP3_BY.get(w[-1], ()), 0)
     w = _step4(w)
     return _step5(w)
 
@@ -112,7 +130,7 @@ def _suffixes(w: str, rules: tuple[tuple[str, str], ...], above: int) -> str:
 
 
 def _step4(w: str) -> str:
-    for suffix in _STEP4:
+    for suffix, _ in _STEP4_BY.get(w[-1], ()):
         if w.endswith(suffix):
             root = w[: -len(suffix)]
             if suffix == "ion" and not root.endswith(("s", "t")):
@@ -132,32 +150,31 @@ def _step5(w: str) -> str:
     return w
 
 
-def _consonant(w: str, i: int) -> bool:
-    if w[i] in "aeiou":
-        return False
-    return w[i] != "y" or i == 0 or not _consonant(w, i - 1)
+def _kinds(w: str) -> str:
+    """ "c" or "v" for each letter of `w`: y is a consonant at the start or after a vowel."""
+    out: list[str] = []
+    for ch in w:
+        if ch in "aeiou":
+            out.append("v")
+        elif ch == "y":
+            out.append("c" if not out or out[-1] == "v" else "v")
+        else:
+            out.append("c")
+    return "".join(out)
 
 
 def _has_vowel(w: str) -> bool:
-    return any(not _consonant(w, i) for i in range(len(w)))
+    return "v" in _kinds(w)
 
 
 def _measure(w: str) -> int:
     """Porter's m: how many vowel-consonant runs `w` holds."""
-    kinds = "".join("c" if _consonant(w, i) else "v" for i in range(len(w)))
-    return kinds.count("vc") if kinds else 0
+    return _kinds(w).count("vc")
 
 
 def _cvc(w: str) -> bool:
     """Whether `w` ends consonant-vowel-consonant, the last not w, x or y (hop, not hoop)."""
-    n = len(w)
-    return (
-        n >= 3
-        and _consonant(w, n - 3)
-        and not _consonant(w, n - 2)
-        and _consonant(w, n - 1)
-        and w[-1] not in "wxy"
-    )
+    return len(w) >= 3 and _kinds(w).endswith("cvc") and w[-1] not in "wxy"
 
 
 def _after_ed_ing(w: str) -> str:
@@ -165,7 +182,7 @@ def _after_ed_ing(w: str) -> str:
     hop, hop(ing) -> hope."""
     if w.endswith(("at", "bl", "iz")):
         return w + "e"
-    if len(w) >= 2 and w[-1] == w[-2] and _consonant(w, len(w) - 1) and w[-1] not in "lsz":
+    if len(w) >= 2 and w[-1] == w[-2] and _kinds(w)[-1] == "c" and w[-1] not in "lsz":
         return w[:-1]
     if _measure(w) == 1 and _cvc(w):
         return w + "e"
