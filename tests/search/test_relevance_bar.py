@@ -138,6 +138,8 @@ def test_relevance_is_comparable_across_queries(
         ("running", "a run"),
         ("promoted", "John got his promotion at work"),
         ("organization", "she organizes the meetup"),
+        ("eyes", "she closed one eye"),  # whole stems "ey": the plural still holds
+        ("ages", "at that age"),
     ],
 )
 def test_another_form_of_a_word_is_the_word(asked: str, said: str) -> None:

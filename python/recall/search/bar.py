@@ -80,13 +80,17 @@ def holds(word: str, tokens: set[str], text: str = "") -> bool:
         return True
     if not STEMS:
         return False
-    root = stem(word)
-    if len(root) < 3:
-        return False
     # Porter only rewrites a word's end and keeps at least two letters, so a form of
     # `word` starts as it does: only those tokens are stemmed
     head = word[:2]
-    return any(stem(t) == root for t in tokens if t.startswith(head))
+    forms = [t for t in tokens if t.startswith(head)]
+    root = stem(word)
+    if len(root) >= 3 and any(stem(t) == root for t in forms):
+        return True
+    # the whole stemmer leaves "eyes" and "ages" two letters; their plural and -ed/-ing
+    # forms are still one word ("eye", "age")
+    first = porter.step1(word)
+    return len(first) >= 3 and any(porter.step1(t) == first for t in forms)
 
 
 STEMS = "full"

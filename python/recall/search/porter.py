@@ -83,10 +83,9 @@ _STEP4_BY = _by_last(tuple((suffix, "") for suffix in _STEP4))
 @lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
     """`word` (lower case) through the five steps (cached: a search stems the same words
-    of many hits); words of one or two letters, and
-    words with a character outside a-z, are left as they are."""
+    of many hits); what FTS5 would not stem is left as it is (`_stemmable`)."""
     w = word
-    if len(w) <= 2 or not w.isascii() or not w.isalpha():
+    if not _stemmable(w):
         return w
     w = _step1(w)
     w = _suffixes(w, _STEP2_BY.get(w[-1], ()), 0)
@@ -97,9 +96,13 @@ def stem(word: str) -> str:
 
 def step1(word: str) -> str:
     """Only the first step: plurals, -ed and -ing, a final y."""
-    if len(word) <= 2 or not word.isascii() or not word.isalpha():
-        return word
-    return _step1(word)
+    return _step1(word) if _stemmable(word) else word
+
+
+def _stemmable(w: str) -> bool:
+    """FTS5 stems ASCII letters and digits (a digit counts as a consonant), words of 3 to
+    64 characters; anything else it leaves as it is."""
+    return 2 < len(w) <= 64 and w.isascii() and w.isalnum()
 
 
 def _step1(w: str) -> str:
