@@ -49,18 +49,15 @@ def _per_message(
     return [None if p is None else found.get((s, p)) for s, p in at]
 
 
-def message_indexes(db: sqlite3.Connection, at: list[tuple[int, int | None]]) -> list[int | None]:
-    """For each `(session rowid, position)`, the message's index in its session.
+_INDEX = "(SELECT count(*) FROM messages o WHERE o.session = want.sid AND o.position < want.pos)"
+"""A message's index in its session: positions have gaps (rewinds delete rows), so it is
+the number of the session's messages before it."""
 
-    Positions have gaps (rewinds delete rows), so the index is the number of
-    the session's messages before it. None for a None position (a title hit).
-    """
-    return _per_message(
-        db,
-        at,
-        "SELECT sid, pos, (SELECT count(*) FROM messages m"
-        " WHERE m.session = want.sid AND m.position < want.pos) FROM want",
-    )
+
+def message_indexes(db: sqlite3.Connection, at: list[tuple[int, int | None]]) -> list[int | None]:
+    """For each `(session rowid, position)`, the message's index in its session (`_INDEX`);
+    None for a None position (a title hit)."""
+    return _per_message(db, at, f"SELECT sid, pos, {_INDEX} FROM want")
 
 
 def message_places(
@@ -71,8 +68,7 @@ def message_places(
     found = _per_message(
         db,
         at,
-        "SELECT want.sid, want.pos, (SELECT count(*) FROM messages o"
-        " WHERE o.session = want.sid AND o.position < want.pos), m.role FROM want"
+        f"SELECT want.sid, want.pos, {_INDEX}, m.role FROM want"
         " LEFT JOIN messages m ON m.session = want.sid AND m.position = want.pos",
     )
     return [(None, "") if f is None else (f[0], str(f[1] or "")) for f in found]

@@ -267,17 +267,7 @@ def store(
 
 def _unchanged(db: sqlite3.Connection, read: Mapping[int, str]) -> set[int]:
     """The messages of `read` that still hold the text read."""
-    ids = sorted(read)
-    found: set[int] = set()
-    for i in range(0, len(ids), 500):
-        part = ids[i : i + 500]
-        marks = ",".join("?" * len(part))
-        found.update(
-            r[0]
-            for r in db.execute(f"SELECT id, text FROM messages WHERE id IN ({marks})", part)
-            if r[1] == read[r[0]]
-        )
-    return found
+    return {i for i, text in texts(db, sorted(read)) if text == read[i]}
 
 
 class Stats(NamedTuple):
